@@ -1,0 +1,3 @@
+from offline_scorer.cli import main
+
+main()

@@ -1,0 +1,139 @@
+"""JSON schema -> GBNF, for the small schema subset that `schemas.py` emits.
+
+Why not llama.cpp's own converter: it lives inside llama-cpp-python, whose import loads the
+native library, and replay must compute the same grammar text (it is part of the cassette key)
+on machines without that runtime. The subset is deliberately narrow; anything outside it is a
+programming error, raised loudly rather than approximated.
+
+The grammar admits compact JSON only (no whitespace), properties in declared order, so every
+valid answer has exactly one spelling: output bytes stay stable.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+
+class GrammarError(ValueError):
+    """The schema uses a construct this generator does not support."""
+
+
+_NO_CHARS_RE = re.compile(r"^\^\[\^([^\]\\]*)\]\*\$$")
+
+
+def _literal(text: str) -> str:
+    """A GBNF string literal matching `text` exactly."""
+    out = []
+    for ch in text:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20:
+            out.append(f"\\x{ord(ch):02X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.rules: dict[str, str] = {}
+
+    def add(self, name: str, body: str) -> str:
+        existing = self.rules.get(name)
+        if existing is not None and existing != body:
+            index = 2
+            while f"{name}-{index}" in self.rules and self.rules[f"{name}-{index}"] != body:
+                index += 1
+            name = f"{name}-{index}"
+        self.rules[name] = body
+        return name
+
+    def string(self, node: Mapping[str, Any], name: str) -> str:
+        low = int(node.get("minLength", 0))
+        high = node.get("maxLength")
+        if high is None:
+            raise GrammarError(f"{name}: strings must carry maxLength (bounded decoding)")
+        forbidden = ""
+        if "pattern" in node:
+            match = _NO_CHARS_RE.match(node["pattern"])
+            if not match:
+                raise GrammarError(f"{name}: unsupported pattern {node['pattern']!r}")
+            forbidden = match.group(1)
+        char = self.add(
+            f"char-no-{_rule_safe(forbidden)}" if forbidden else "char",
+            f'[^"\\\\\\x00-\\x1F{forbidden}] | "\\\\" ["\\\\/nt]',
+        )
+        return self.add(name, f'"\\"" {char}{{{low},{int(high)}}} "\\""')
+
+    def array(self, node: Mapping[str, Any], name: str) -> str:
+        if "prefixItems" in node:
+            if node.get("items", True) is not False:
+                raise GrammarError(f"{name}: prefixItems need items: false")
+            parts = [self.node(item, f"{name}-{i}") for i, item in enumerate(node["prefixItems"])]
+            if not parts:
+                return self.add(name, '"[]"')
+            return self.add(name, '"[" ' + ' "," '.join(parts) + ' "]"')
+        item = self.node(node["items"], f"{name}-item")
+        low = int(node.get("minItems", 0))
+        high = node.get("maxItems")
+        if high is None:
+            raise GrammarError(f"{name}: arrays must carry maxItems (bounded decoding)")
+        high = int(high)
+        if high == 0:
+            return self.add(name, '"[]"')
+        rest = f'("," {item}){{{max(low - 1, 0)},{high - 1}}}'
+        body = f'"[" {item} {rest} "]"'
+        if low == 0:
+            body += ' | "[]"'
+        return self.add(name, body)
+
+    def obj(self, node: Mapping[str, Any], name: str) -> str:
+        if node.get("additionalProperties", True) is not False:
+            raise GrammarError(f"{name}: objects must forbid additionalProperties")
+        props = node.get("properties", {})
+        if sorted(node.get("required", [])) != sorted(props):
+            raise GrammarError(f"{name}: every property must be required")
+        parts = []
+        for index, (key, sub) in enumerate(props.items()):
+            head = ("{" if index == 0 else ",") + json.dumps(key) + ":"
+            parts.append(f"{_literal(head)} {self.node(sub, f'{name}-{_rule_safe(key)}')}")
+        if not parts:
+            return self.add(name, '"{}"')
+        return self.add(name, " ".join(parts) + ' "}"')
+
+    def node(self, node: Mapping[str, Any], name: str) -> str:
+        if "const" in node:
+            return self.add(name, _literal(json.dumps(node["const"], ensure_ascii=False)))
+        kind = node.get("type")
+        if kind == "object":
+            return self.obj(node, name)
+        if kind == "array":
+            return self.array(node, name)
+        if kind == "string":
+            return self.string(node, name)
+        if kind == "boolean":
+            return self.add("boolean", '"true" | "false"')
+        raise GrammarError(f"{name}: unsupported schema node {dict(node)!r}")
+
+
+def _rule_safe(text: str) -> str:
+    safe = re.sub(r"[^a-zA-Z0-9]+", "-", text).strip("-").lower()
+    return safe or "x"
+
+
+def schema_to_gbnf(schema: Mapping[str, Any]) -> str:
+    """The GBNF text for `schema`; deterministic, one rule per line, `root` first."""
+    builder = _Builder()
+    top = builder.node(schema, "root")
+    rules = {"root": top if top != "root" else builder.rules.pop("root"), **builder.rules}
+    lines = [f"{name} ::= {body}" for name, body in rules.items()]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,73 @@
+"""Grammar constraint for one generation: llguidance computing the allowed-token mask.
+
+llguidance runs llama.cpp's GBNF (converted to its own Lark form) with a lexer-level token trie,
+so masking costs well under a millisecond per token, where llama.cpp's own grammar sampler costs
+about 40% of decode speed on a small model. We apply the mask ourselves instead of through
+llama-cpp-python's logits-processor hook, because that hook runs inside a ctypes callback that
+swallows exceptions: a failing constraint there silently becomes an unconstrained generation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from offline_scorer.errors import GenerationError
+
+BACKEND_ID = "llguidance-gbnf/greedy-argmax+forced-batch/1"
+
+
+class GrammarConstraint:
+    def __init__(self, tokenizer: Any, gbnf: str, n_vocab: int, step: str) -> None:
+        import llguidance
+        import llguidance.numpy
+
+        self.step = step
+        try:
+            spec = llguidance.grammar_from("gbnf", gbnf)
+        except ValueError as error:
+            raise GenerationError(f"{step}: the grammar does not compile: {error}") from None
+        self.matcher = llguidance.LLMatcher(tokenizer, spec)
+        self._check()
+        self.n_vocab = n_vocab
+        self.bitmask = llguidance.numpy.allocate_token_bitmask(1, tokenizer.vocab_size)
+        self._fill = llguidance.numpy.fill_next_token_bitmask
+
+    def _check(self) -> None:
+        error = self.matcher.get_error()
+        if error:
+            raise GenerationError(f"{self.step}: grammar constraint failed: {error}")
+
+    def mask_logits(self, logits: np.ndarray) -> np.ndarray:
+        """Logits with every token the grammar forbids set to -inf."""
+        self._fill(self.matcher, self.bitmask, 0)
+        self._check()
+        allowed = np.unpackbits(self.bitmask[0].view(np.uint8), bitorder="little")
+        return np.where(allowed[: self.n_vocab].astype(bool), logits, -np.inf)
+
+    def consume(self, token: int) -> None:
+        if not self.matcher.consume_token(token):
+            self._check()
+            raise GenerationError(f"{self.step}: the grammar rejected token {token}")
+
+    def forced(self) -> list[int]:
+        """Tokens the grammar allows no alternative to (JSON keys, echoed questions).
+
+        They are consumed here and evaluated as one batch by the caller, which is why a
+        constrained answer decodes faster than an unconstrained one of the same length.
+        """
+        tokens = list(self.matcher.compute_ff_tokens())
+        if tokens and not self.matcher.consume_tokens(tokens):
+            self._check()
+            raise GenerationError(f"{self.step}: the grammar rejected its own forced tokens")
+        return tokens
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.matcher.is_stopped())
+
+    def assert_complete(self) -> None:
+        self._check()
+        if not self.matcher.is_accepting():
+            raise GenerationError(f"{self.step}: generation ended before the grammar was complete")

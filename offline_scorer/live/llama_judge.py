@@ -1,0 +1,241 @@
+"""`LlamaJudge`: answers judge requests with a local GGUF model, greedily and under a grammar.
+
+One model load per process (runtimes are cached by path and settings). Each call renders the
+messages with the model's own chat template, reuses the KV cache for the prefix it shares with
+the previous call (the common system message), then decodes token by token with our own greedy
+loop so the grammar mask is applied where a failure raises instead of being swallowed.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from offline_scorer.errors import ContextOverflowError, GenerationError, ModelError
+from offline_scorer.grammar import schema_to_gbnf
+from offline_scorer.judge import JudgeIdentity, JudgeRequest
+from offline_scorer.live.constraint import BACKEND_ID, GrammarConstraint
+from offline_scorer.registry import GGUF_TEMPLATE, ModelSpec, template_sha256
+
+THREADS_ENV = "OFFLINE_SCORER_THREADS"
+RUNTIME_SEED = 0
+
+
+def default_threads() -> int:
+    env = os.environ.get(THREADS_ENV)
+    if env:
+        try:
+            value = int(env)
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise ModelError(f"{THREADS_ENV} must be a whole number >= 1, got {env!r}")
+        return value
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass
+class _Runtime:
+    llama: Any
+    vocab: Any
+    n_vocab: int
+    tokenizer: Any = None  # llguidance tokenizer, built on first constrained call (~0.3 s)
+
+
+_RUNTIMES: dict[tuple[str, int, int, int], _Runtime] = {}
+
+
+def _load_runtime(path: Path, n_ctx: int, threads: int, gpu_layers: int) -> _Runtime:
+    key = (str(path), n_ctx, threads, gpu_layers)
+    runtime = _RUNTIMES.get(key)
+    if runtime is None:
+        try:
+            import llama_cpp
+        except ImportError:
+            raise ModelError(
+                "the live judge needs llama-cpp-python: install it with "
+                "`pip install 'offline-scorer[live]'` (or replay a cassette instead)"
+            ) from None
+        try:
+            llama = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=threads,
+                n_threads_batch=threads,
+                n_gpu_layers=gpu_layers,
+                seed=RUNTIME_SEED,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError) as error:
+            raise ModelError(f"cannot load GGUF model {path}: {error}") from None
+        vocab = llama_cpp.llama_model_get_vocab(llama.model)
+        runtime = _Runtime(llama=llama, vocab=vocab, n_vocab=llama.n_vocab())
+        _RUNTIMES[key] = runtime
+    return runtime
+
+
+class LlamaJudge:
+    """A judge backed by llama-cpp-python. Build it with `load_judge`."""
+
+    def __init__(
+        self,
+        spec: ModelSpec,
+        *,
+        threads: int | None = None,
+        context_size: int | None = None,
+        gpu_layers: int | None = None,
+        reuse_prefix: bool = True,
+    ) -> None:
+        path, sha256 = spec.verify()
+        self.spec = spec
+        self.threads = threads or default_threads()
+        self.context_size = context_size or spec.context_size
+        gpu = spec.gpu_layers if gpu_layers is None else gpu_layers
+        self._rt = _load_runtime(path, self.context_size, self.threads, gpu)
+        self.reuse_prefix = reuse_prefix
+        template = self._template()
+        template_digest = template_sha256(template)
+        if spec.chat_template_sha256 and spec.chat_template_sha256 != template_digest:
+            raise ModelError(
+                f"model {spec.name!r}: chat template sha256 mismatch: expected "
+                f"{spec.chat_template_sha256}, got {template_digest}"
+            )
+        self.identity = JudgeIdentity(sha256, template_digest, BACKEND_ID)
+        self._formatter = self._make_formatter(template)
+        self.last_usage: dict[str, int] = {}
+
+    def _template(self) -> str:
+        if self.spec.chat_template != GGUF_TEMPLATE:
+            return self.spec.chat_template
+        template = self._rt.llama.metadata.get("tokenizer.chat_template")
+        if not template:
+            raise ModelError(
+                f"model {self.spec.name!r} has no chat template in its GGUF file and the "
+                "registry gives none; add chat_template = \"<jinja text>\" to its registry "
+                "entry (offline-scorer never guesses a chat format)"
+            )
+        return str(template)
+
+    def _token_text(self, token: int) -> str:
+        if token < 0:
+            return ""
+        return self._rt.llama.detokenize([token], special=True).decode("utf-8", "replace")
+
+    def _make_formatter(self, template: str) -> Any:
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        llama = self._rt.llama
+        return Jinja2ChatFormatter(
+            template=template,
+            eos_token=self._token_text(llama.token_eos()),
+            bos_token=self._token_text(llama.token_bos()),
+            add_generation_prompt=True,
+        )
+
+    def render(self, request: JudgeRequest) -> str:
+        messages = [{"role": m.role, "content": m.content} for m in request.messages]
+        return str(self._formatter(messages=messages).prompt)
+
+    def tokenize(self, text: str) -> list[int]:
+        llama = self._rt.llama
+        tokens = list(llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+        bos = llama.token_bos()
+        wants_bos = llama.metadata.get("tokenizer.ggml.add_bos_token", "false") == "true"
+        if wants_bos and bos >= 0 and (not tokens or tokens[0] != bos):
+            tokens.insert(0, bos)
+        return tokens
+
+    def _eval_prompt(self, tokens: list[int]) -> None:
+        llama = self._rt.llama
+        keep = 0
+        if self.reuse_prefix and llama.n_tokens > 0:
+            cached = llama.input_ids[: llama.n_tokens]
+            limit = min(len(cached), len(tokens) - 1)  # always evaluate >= 1 token for logits
+            while keep < limit and cached[keep] == tokens[keep]:
+                keep += 1
+        llama.n_tokens = keep  # eval() drops the KV cache beyond n_tokens
+        llama.eval(tokens[keep:])
+
+    def complete(self, request: JudgeRequest) -> str:
+        import llama_cpp
+
+        rt = self._rt
+        llama = rt.llama
+        step = request.step
+        prompt = self.tokenize(self.render(request))
+        budget = request.sampling.max_tokens
+        if request.sampling.temperature != 0:
+            raise GenerationError(f"{step}: the live judge decodes greedily (temperature 0)")
+        if len(prompt) + budget > self.context_size:
+            raise ContextOverflowError(
+                f"{step}: the prompt is {len(prompt)} tokens and the answer may take up to "
+                f"{budget} more ({len(prompt) + budget} in all), but model {self.spec.name!r} "
+                f"runs with a context of {self.context_size} tokens; shorten the source by at "
+                f"least {len(prompt) + budget - self.context_size} tokens or use a larger context"
+            )
+        constraint = None
+        if request.output_schema is not None:
+            if rt.tokenizer is None:
+                import llguidance.llamacpp
+
+                rt.tokenizer = llguidance.llamacpp.lltokenizer_from_vocab(rt.vocab)
+            gbnf = schema_to_gbnf(request.output_schema)
+            constraint = GrammarConstraint(rt.tokenizer, gbnf, rt.n_vocab, step)
+        self._eval_prompt(prompt)
+        generated: list[int] = []
+        if constraint is not None and (opening := constraint.forced()):
+            generated += opening
+            llama.eval(opening)
+        finished = False
+        while len(generated) < budget:
+            pointer = llama_cpp.llama_get_logits_ith(llama.ctx, -1)
+            logits = np.ctypeslib.as_array(pointer, shape=(rt.n_vocab,))
+            if constraint is not None:
+                logits = constraint.mask_logits(logits)
+            token = int(np.argmax(logits))
+            if llama_cpp.llama_vocab_is_eog(rt.vocab, token):
+                finished = True
+                break
+            step_tokens = [token]
+            if constraint is not None:
+                constraint.consume(token)
+                step_tokens += constraint.forced()
+            generated += step_tokens
+            if constraint is not None and constraint.finished:
+                finished = True
+                break
+            llama.eval(step_tokens)
+        if not finished:
+            raise GenerationError(
+                f"{step}: the answer reached its {budget}-token limit before it was complete; "
+                "no verdict is taken from a cut-off answer"
+            )
+        if constraint is not None:
+            constraint.assert_complete()
+        self.last_usage = {"prompt_tokens": len(prompt), "completion_tokens": len(generated)}
+        raw = llama.detokenize(generated)
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise GenerationError(f"{step}: the model produced bytes that are not UTF-8") from None
+
+
+def load_judge(
+    model: str | None = None,
+    *,
+    threads: int | None = None,
+    context_size: int | None = None,
+    gpu_layers: int | None = None,
+) -> LlamaJudge:
+    """The live judge for a registry name ('default' if None) or a path to a .gguf file."""
+    from offline_scorer.registry import load_registry
+
+    spec = load_registry().resolve(model)
+    return LlamaJudge(spec, threads=threads, context_size=context_size, gpu_layers=gpu_layers)

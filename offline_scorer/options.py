@@ -1,0 +1,73 @@
+"""Scorer options, validated once when the scorer is built.
+
+Mastra spells options in camelCase; Python users write snake_case. Both are accepted, and a
+mistake (unknown name, both spellings, bad value) fails at construction, not mid-evaluation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from offline_scorer.errors import ConfigError
+
+SourceExtractor = Callable[[Any, Any], str]
+
+DEFAULT_MAX_QUESTIONS = 10
+
+_ALIASES = {
+    "max_questions": "max_questions",
+    "maxQuestions": "max_questions",
+    "scale": "scale",
+    "source": "source",
+    "source_extractor": "source_extractor",
+    "sourceExtractor": "source_extractor",
+}
+
+
+@dataclass(frozen=True)
+class ScorerOptions:
+    max_questions: int = DEFAULT_MAX_QUESTIONS
+    scale: float = 1
+    source: str | None = None
+    source_extractor: SourceExtractor | None = None
+
+    def __post_init__(self) -> None:
+        mq = self.max_questions
+        if isinstance(mq, bool) or not isinstance(mq, int):
+            raise ConfigError(f"max_questions must be a whole number >= 1, got {mq!r}")
+        if mq < 1:
+            raise ConfigError(
+                f"max_questions must be at least 1, got {mq}: the scorer needs at least one "
+                "coverage question to judge coverage"
+            )
+        sc = self.scale
+        if isinstance(sc, bool) or not isinstance(sc, int | float) or not math.isfinite(sc):
+            raise ConfigError(f"scale must be a finite number > 0, got {sc!r}")
+        if sc <= 0:
+            raise ConfigError(f"scale must be > 0, got {sc}")
+        if self.source is not None and not isinstance(self.source, str):
+            raise ConfigError(f"source must be a string, got {type(self.source).__name__}")
+        if self.source_extractor is not None and not callable(self.source_extractor):
+            raise ConfigError("source_extractor must be a callable (input, output) -> str")
+
+    @classmethod
+    def from_mapping(cls, options: Mapping[str, Any] | ScorerOptions | None) -> ScorerOptions:
+        if options is None:
+            return cls()
+        if isinstance(options, ScorerOptions):
+            return options
+        if not isinstance(options, Mapping):
+            raise ConfigError(f"options must be a mapping, got {type(options).__name__}")
+        values: dict[str, Any] = {}
+        for name, value in options.items():
+            field = _ALIASES.get(name)
+            if field is None:
+                known = ", ".join(sorted(_ALIASES))
+                raise ConfigError(f"unknown scorer option {name!r}; known options: {known}")
+            if field in values:
+                raise ConfigError(f"option {field!r} given twice (as snake_case and camelCase)")
+            values[field] = value
+        return cls(**values)

@@ -1,0 +1,67 @@
+"""The final reason: true numbers stated by code, the model's words only as explanation.
+
+A judge's free text can disagree with the computed score (DeepEval's users see it happen). Here
+the sentence that carries the numbers is built from the outcome itself, and the explanation the
+model adds is decoded under a grammar that admits no digits, so it cannot state other numbers.
+"""
+
+from __future__ import annotations
+
+from offline_scorer.scoring import ScoreOutcome
+
+
+def _fmt(value: float | int) -> str:
+    return repr(value)
+
+
+def _quoted(items: list[str]) -> str:
+    return "; ".join(f'"{item}"' for item in items)
+
+
+def facts(outcome: ScoreOutcome) -> str:
+    """What the reason prompt shows the model, and the first part of the final reason."""
+    lines = [
+        f"SCORE: {_fmt(outcome.score)} of {_fmt(outcome.scale)} "
+        f"(alignment {_fmt(outcome.alignment)}, coverage {_fmt(outcome.coverage)})",
+        f"LIMITING AXIS: {outcome.limiting_axis}",
+        "UNSUPPORTED CLAIMS:",
+        *(f"- {c.claim}" for c in outcome.unsupported_claims),
+        *(["- none"] if not outcome.unsupported_claims else []),
+        "UNANSWERED QUESTIONS:",
+        *(f"- {v.question}" for v in outcome.missing_questions),
+        *(["- none"] if not outcome.missing_questions else []),
+    ]
+    if outcome.nothing_to_score:
+        lines.append(f"NOTE: the score is 0 because {outcome.nothing_to_score}.")
+    return "\n".join(lines)
+
+
+def headline(outcome: ScoreOutcome) -> str:
+    """The sentence with the numbers, exactly as computed."""
+    parts = [
+        f"Score {_fmt(outcome.score)} of {_fmt(outcome.scale)}: "
+        f"alignment {_fmt(outcome.alignment)} ({outcome.supported_claims} of "
+        f"{outcome.total_claims} claims supported), coverage {_fmt(outcome.coverage)} "
+        f"({outcome.answered_questions} of {outcome.asked_questions} questions answered)."
+    ]
+    if outcome.nothing_to_score:
+        parts.append(f"The score is 0 because {outcome.nothing_to_score}.")
+    axis = outcome.limiting_axis
+    if axis == "none":
+        parts.append("Neither axis limits the score.")
+    elif axis == "both":
+        parts.append("Both axes limit the score equally.")
+    else:
+        parts.append(f"{axis.capitalize()} limits the score.")
+    if axis in ("alignment", "both") and outcome.unsupported_claims:
+        claims = [c.claim for c in outcome.unsupported_claims]
+        parts.append(f"Unsupported claims: {_quoted(claims)}.")
+    if axis in ("coverage", "both") and outcome.missing_questions:
+        questions = [v.question for v in outcome.missing_questions]
+        parts.append(f"Unanswered questions: {_quoted(questions)}.")
+    return " ".join(parts)
+
+
+def compose_reason(outcome: ScoreOutcome, explanation: str) -> str:
+    text = explanation.strip()
+    return headline(outcome) + (f" Judge's explanation: {text}" if text else "")

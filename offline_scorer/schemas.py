@@ -1,0 +1,108 @@
+"""The judge's structured answers: pydantic models, and the bounded JSON schemas sent with requests.
+
+The models fix the structure (all fields required, no extra fields) and are what the scorer
+parses. The request schemas add decoding bounds on top of them (string lengths, list sizes, the
+questions a coverage answer must echo) so a constrained decoder always terminates. Bounds are
+derived from the models here, never written by hand.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+# Decoding bounds: generous for summaries of a few sentences, tight enough that a looping small
+# model stops within seconds. Changing any of them changes grammars and cassette keys.
+MAX_CLAIMS = 8
+MAX_TEXT_CHARS = 120  # a claim or a question
+MAX_REASON_CHARS = 100  # why one verdict was given
+MAX_EXPLANATION_CHARS = 240  # the reason step's explanation
+NO_DIGITS_PATTERN = "^[^0-9]*$"  # the explanation cannot state numbers of its own
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class ClaimVerdict(_Strict):
+    claim: str
+    supported: bool
+    reason: str
+
+
+class PreprocessOutput(_Strict):
+    alignment: list[ClaimVerdict]
+    questions: list[str]
+
+
+class QuestionVerdict(_Strict):
+    question: str
+    answered: bool
+    reason: str
+
+
+class CoverageOutput(_Strict):
+    coverage: list[QuestionVerdict]
+
+
+class ReasonOutput(_Strict):
+    explanation: str
+
+
+def _inline(schema: dict[str, Any]) -> dict[str, Any]:
+    """Resolve local $refs so bounds can be attached per use site."""
+    defs = schema.pop("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return walk(copy.deepcopy(defs[node["$ref"].rsplit("/", 1)[-1]]))
+            return {k: walk(v) for k, v in node.items() if k != "title"}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    return walk(schema)
+
+
+def _text(node: dict[str, Any], max_chars: int) -> None:
+    node.update(minLength=1, maxLength=max_chars)
+
+
+def preprocess_schema(max_questions: int) -> dict[str, Any]:
+    schema = _inline(PreprocessOutput.model_json_schema())
+    alignment = schema["properties"]["alignment"]
+    alignment["maxItems"] = MAX_CLAIMS
+    claim = alignment["items"]["properties"]
+    _text(claim["claim"], MAX_TEXT_CHARS)
+    _text(claim["reason"], MAX_REASON_CHARS)
+    questions = schema["properties"]["questions"]
+    questions["maxItems"] = max_questions
+    _text(questions["items"], MAX_TEXT_CHARS)
+    return schema
+
+
+def coverage_schema(questions: Sequence[str]) -> dict[str, Any]:
+    """Exactly one verdict per asked question, in order, each echoing its question verbatim."""
+    schema = _inline(CoverageOutput.model_json_schema())
+    coverage = schema["properties"]["coverage"]
+    item = coverage.pop("items")
+    _text(item["properties"]["reason"], MAX_REASON_CHARS)
+    prefix = []
+    for question in questions:
+        verdict = copy.deepcopy(item)
+        verdict["properties"]["question"] = {"const": question}
+        prefix.append(verdict)
+    coverage.update(prefixItems=prefix, items=False, minItems=len(prefix), maxItems=len(prefix))
+    return schema
+
+
+def reason_schema() -> dict[str, Any]:
+    schema = _inline(ReasonOutput.model_json_schema())
+    explanation = schema["properties"]["explanation"]
+    _text(explanation, MAX_EXPLANATION_CHARS)
+    explanation["pattern"] = NO_DIGITS_PATTERN
+    return schema

@@ -1,0 +1,92 @@
+"""The summarization scorer: resolve texts, ask the judge three times, score, explain.
+
+It knows nothing about where answers come from: a live model, a cassette and a scripted judge
+all sit behind `Judge.complete`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from offline_scorer import prompts
+from offline_scorer.errors import GenerationError
+from offline_scorer.judge import Judge, JudgeRequest
+from offline_scorer.options import ScorerOptions
+from offline_scorer.reason import compose_reason, facts
+from offline_scorer.result import AnalyzeStepResult, PreprocessStepResult, ScorerResult
+from offline_scorer.run_shapes import resolve_source, resolve_summary, split_run
+from offline_scorer.schemas import CoverageOutput, PreprocessOutput, ReasonOutput
+from offline_scorer.scoring import align_verdicts, score_verdicts
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def _ask(judge: Judge, request: JudgeRequest, model: type[Model]) -> Model:
+    text = judge.complete(request)
+    if not isinstance(text, str):
+        raise GenerationError(
+            f"{request.step}: the judge returned {type(text).__name__}, expected the model's text"
+        )
+    try:
+        return model.model_validate_json(text)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "answer"
+        snippet = text[:120].replace("\n", " ")
+        raise GenerationError(
+            f"{request.step}: the judge's answer does not fit the schema ({where}: "
+            f"{first['msg']}); answer starts {snippet!r}"
+        ) from None
+
+
+class SummarizationScorer:
+    """Mastra's Summarization Scorer contract over any `Judge`."""
+
+    def __init__(self, judge: Judge, options: ScorerOptions) -> None:
+        self.judge = judge
+        self.options = options
+
+    def run(self, run: Mapping[str, Any]) -> ScorerResult:
+        run_input, output = split_run(run)
+        summary = resolve_summary(output)
+        source = resolve_source(run_input, output, self.options)
+        return self.score_texts(source, summary)
+
+    def score_texts(self, source: str, summary: str) -> ScorerResult:
+        """Score a summary against a source given as plain text."""
+        max_questions = self.options.max_questions
+        pre = _ask(
+            self.judge,
+            prompts.preprocess_request(source, summary, max_questions),
+            PreprocessOutput,
+        )
+        asked = pre.questions[:max_questions]
+        cov = _ask(self.judge, prompts.analyze_request(summary, asked), CoverageOutput)
+        coverage = align_verdicts(asked, cov.coverage)
+        outcome = score_verdicts(pre.alignment, asked, coverage, self.options.scale)
+        explained = _ask(self.judge, prompts.reason_request(facts(outcome)), ReasonOutput)
+        return ScorerResult(
+            score=outcome.score,
+            reason=compose_reason(outcome, explained.explanation),
+            preprocess_step_result=PreprocessStepResult(
+                alignment=tuple(pre.alignment), questions=tuple(pre.questions)
+            ),
+            analyze_step_result=AnalyzeStepResult(coverage=tuple(coverage)),
+            outcome=outcome,
+        )
+
+
+def create_summarization_scorer(
+    *, model: Judge, options: Mapping[str, Any] | ScorerOptions | None = None
+) -> SummarizationScorer:
+    """Build a scorer; bad options raise here, before any model call."""
+    resolved = ScorerOptions.from_mapping(options)
+    if not isinstance(model, Judge):
+        raise TypeError(
+            "model must be a judge with a complete(request) -> str method, "
+            "e.g. offline_scorer.load_judge('default') or offline_scorer.testing.ScriptedJudge"
+        )
+    return SummarizationScorer(model, resolved)

@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--skip-live",
+        action="store_true",
+        help="skip tests that run the real default GGUF (they are run by default)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--skip-live"):
+        skip = pytest.mark.skip(reason="--skip-live given")
+        for item in items:
+            if "live" in item.keywords:
+                item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def fixture_pairs() -> list[dict]:
+    lines = (FIXTURES / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def block_imports_code(*modules: str) -> str:
+    """Python source that makes importing `modules` fail, for subprocess tests."""
+    names = ", ".join(repr(m) for m in modules)
+    return (
+        "import sys\n"
+        "class _Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        f"        if name.split('.')[0] in ({names},):\n"
+        "            raise ImportError('blocked for this test: ' + name)\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, _Block())\n"
+    )
+
+
+PYTHON = sys.executable
