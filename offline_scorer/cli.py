@@ -208,6 +208,32 @@ def models_verify(name: str | None) -> None:
         sys.exit(failed.exit_code)
 
 
+@cli.group()
+def grammars() -> None:
+    """The generated GBNF grammars in grammars/."""
+
+
+@grammars.command("regenerate")
+@click.option("--dir", "directory", default="grammars", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path))
+@click.option("--check", is_flag=True, help="Only report drift; exit 1 if any file is stale.")
+def grammars_regenerate(directory: Path, check: bool) -> None:
+    """Write the default-settings grammars generated from the output schemas."""
+    from offline_scorer.grammar_files import stale_files, write_files
+
+    if check:
+        stale = stale_files(directory)
+        for name in stale:
+            click.echo(f"stale: {directory / name}", err=True)
+        if stale:
+            sys.exit(1)
+        click.echo(f"{directory}: up to date")
+        return
+    written = write_files(directory)
+    done = f"wrote {', '.join(written)}" if written else "up to date"
+    click.echo(f"{directory}: {done}")
+
+
 def main() -> None:
     cli(prog_name="offline-scorer")
 

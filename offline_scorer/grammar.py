@@ -82,7 +82,6 @@ class _Builder:
             if not parts:
                 return self.add(name, '"[]"')
             return self.add(name, '"[" ' + ' "," '.join(parts) + ' "]"')
-        item = self.node(node["items"], f"{name}-item")
         low = int(node.get("minItems", 0))
         high = node.get("maxItems")
         if high is None:
@@ -90,6 +89,7 @@ class _Builder:
         high = int(high)
         if high == 0:
             return self.add(name, '"[]"')
+        item = self.node(node["items"], f"{name}-item")
         rest = f'("," {item}){{{max(low - 1, 0)},{high - 1}}}'
         body = f'"[" {item} {rest} "]"'
         if low == 0:

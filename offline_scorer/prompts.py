@@ -105,7 +105,9 @@ def _request(step: str, user: str, schema: dict, max_tokens: int) -> JudgeReques
 
 def preprocess_request(source: str, summary: str, max_questions: int) -> JudgeRequest:
     user = _PREPROCESS.format(source=source, summary=summary, max_questions=max_questions)
-    return _request("preprocess", user, preprocess_schema(max_questions), PREPROCESS_MAX_TOKENS)
+    # A blank summary makes no claims; the grammar says so, and a model cannot invent any.
+    schema = preprocess_schema(max_questions, **({"max_claims": 0} if not summary.strip() else {}))
+    return _request("preprocess", user, schema, PREPROCESS_MAX_TOKENS)
 
 
 def analyze_request(summary: str, questions: Sequence[str]) -> JudgeRequest:

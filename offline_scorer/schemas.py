@@ -72,10 +72,10 @@ def _text(node: dict[str, Any], max_chars: int) -> None:
     node.update(minLength=1, maxLength=max_chars)
 
 
-def preprocess_schema(max_questions: int) -> dict[str, Any]:
+def preprocess_schema(max_questions: int, max_claims: int = MAX_CLAIMS) -> dict[str, Any]:
     schema = _inline(PreprocessOutput.model_json_schema())
     alignment = schema["properties"]["alignment"]
-    alignment["maxItems"] = MAX_CLAIMS
+    alignment["maxItems"] = max_claims
     claim = alignment["items"]["properties"]
     _text(claim["claim"], MAX_TEXT_CHARS)
     _text(claim["reason"], MAX_REASON_CHARS)

@@ -63,16 +63,18 @@ class SummarizationScorer:
             prompts.preprocess_request(source, summary, max_questions),
             PreprocessOutput,
         )
+        # A blank summary makes no claims, whatever a judge answers (live grammars enforce it).
+        claims = pre.alignment if summary.strip() else []
         asked = pre.questions[:max_questions]
         cov = _ask(self.judge, prompts.analyze_request(summary, asked), CoverageOutput)
         coverage = align_verdicts(asked, cov.coverage)
-        outcome = score_verdicts(pre.alignment, asked, coverage, self.options.scale)
+        outcome = score_verdicts(claims, asked, coverage, self.options.scale)
         explained = _ask(self.judge, prompts.reason_request(facts(outcome)), ReasonOutput)
         return ScorerResult(
             score=outcome.score,
             reason=compose_reason(outcome, explained.explanation),
             preprocess_step_result=PreprocessStepResult(
-                alignment=tuple(pre.alignment), questions=tuple(pre.questions)
+                alignment=tuple(claims), questions=tuple(pre.questions)
             ),
             analyze_step_result=AnalyzeStepResult(coverage=tuple(coverage)),
             outcome=outcome,

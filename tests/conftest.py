@@ -47,3 +47,12 @@ def block_imports_code(*modules: str) -> str:
 
 
 PYTHON = sys.executable
+
+
+@pytest.fixture(scope="session")
+def live_judge():
+    """The real default GGUF, loaded once per test session."""
+    pytest.importorskip("llama_cpp", reason="the live extra is not installed")
+    from offline_scorer.live.llama_judge import load_judge
+
+    return load_judge("default")

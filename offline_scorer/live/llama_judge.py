@@ -9,6 +9,7 @@ loop so the grammar mask is applied where a failure raises instead of being swal
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -185,7 +186,9 @@ class LlamaJudge:
             if rt.tokenizer is None:
                 import llguidance.llamacpp
 
-                rt.tokenizer = llguidance.llamacpp.lltokenizer_from_vocab(rt.vocab)
+                with warnings.catch_warnings():  # one deprecation warning per vocab entry
+                    warnings.simplefilter("ignore", DeprecationWarning)
+                    rt.tokenizer = llguidance.llamacpp.lltokenizer_from_vocab(rt.vocab)
             gbnf = schema_to_gbnf(request.output_schema)
             constraint = GrammarConstraint(rt.tokenizer, gbnf, rt.n_vocab, step)
         self._eval_prompt(prompt)

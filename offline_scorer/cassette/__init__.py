@@ -1,0 +1,1 @@
+"""Cassettes: append-only recordings of model exchanges, replayable byte for byte."""

