@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from offline_scorer import __version__
+from offline_scorer.cassette.recorder import RecordMode
 from offline_scorer.errors import InputError, OfflineScorerError
 from offline_scorer.result import ScorerResult
 
@@ -83,6 +84,38 @@ def _print_result(result: ScorerResult) -> None:
         click.echo("  (none)")
 
 
+def _open_judge(
+    model: str,
+    threads: int | None,
+    context_size: int | None,
+    gpu_layers: int | None,
+    cassette: Path | None,
+    record_mode: str | None,
+) -> tuple[Any, Any]:
+    from offline_scorer.judges import JudgeSettings, open_judge, resolve_mode
+
+    mode, note = resolve_mode(RecordMode(record_mode) if record_mode else None)
+    if note:
+        click.echo(f"note: {note}", err=True)
+    settings = JudgeSettings(model=model, threads=threads, context_size=context_size,
+                             gpu_layers=gpu_layers, cassette=cassette, mode=mode)
+    return open_judge(settings)
+
+
+def _report_cassette(judge: Any) -> None:
+    """Tell the user where exchanges went: a recording is only useful if you can find it."""
+    from offline_scorer.cassette.recorder import CassetteJudge
+
+    if not isinstance(judge, CassetteJudge):
+        return
+    if judge.recorded:
+        click.echo(f"recorded {judge.recorded} exchange(s) to {judge.path} "
+                   f"(replay: --record-mode replay --cassette {judge.path})", err=True)
+    if judge.hits:
+        click.echo(f"replayed {judge.hits} exchange(s) from {judge.path}", err=True)
+    judge.close()
+
+
 @click.group(cls=_Group)
 @click.version_option(__version__, prog_name="offline-scorer")
 def cli() -> None:
@@ -101,6 +134,14 @@ def judge_options(command: Any) -> Any:
                          help="Context size in tokens (default: the registry's)."),
             click.option("--gpu-layers", type=click.IntRange(min=0), default=None,
                          help="Layers to offload to a GPU (default: the registry's, 0)."),
+            click.option("--cassette", type=click.Path(dir_okay=False, path_type=Path),
+                         default=None, help="Cassette file for recording and replay "
+                         "(default: $OFFLINE_SCORER_CASSETTE, else the user data dir)."),
+            click.option("--record-mode", type=click.Choice([m.value for m in RecordMode]),
+                         default=None, help="replay: cassette only, never the model; auto: "
+                         "replay hits, record misses; record (default): run live, record "
+                         "everything; off: run live, record nothing. "
+                         "$OFFLINE_SCORER_RECORD_MODE overrides it."),
         ]
     ):
         command = option(command)
@@ -128,6 +169,8 @@ def score(
     threads: int | None,
     context_size: int | None,
     gpu_layers: int | None,
+    cassette: Path | None,
+    record_mode: str | None,
 ) -> None:
     """Score one summary against its source."""
     from offline_scorer.options import ScorerOptions
@@ -139,11 +182,12 @@ def score(
     options = ScorerOptions(max_questions=max_questions, scale=scale)
     source = read_text(source_path, "--source")
     summary = read_text(summary_path, "--summary")
-    from offline_scorer.live.llama_judge import load_judge
-
-    judge = load_judge(model, threads=threads, context_size=context_size, gpu_layers=gpu_layers)
-    scorer = SummarizationScorer(with_spinner(judge, judge.spec.name), options)
-    result = scorer.score_texts(source, summary)
+    judge, spec = _open_judge(model, threads, context_size, gpu_layers, cassette, record_mode)
+    scorer = SummarizationScorer(with_spinner(judge, spec.name), options)
+    try:
+        result = scorer.score_texts(source, summary)
+    finally:
+        _report_cassette(judge)
     if as_json:
         click.echo(result.to_json())
     else:
@@ -232,6 +276,15 @@ def grammars_regenerate(directory: Path, check: bool) -> None:
     written = write_files(directory)
     done = f"wrote {', '.join(written)}" if written else "up to date"
     click.echo(f"{directory}: {done}")
+
+
+def _register_subgroups() -> None:
+    from offline_scorer.cli_cassette import cassette
+
+    cli.add_command(cassette)
+
+
+_register_subgroups()
 
 
 def main() -> None:

@@ -11,6 +11,7 @@ valid answer has exactly one spelling: output bytes stay stable.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -137,3 +138,15 @@ def schema_to_gbnf(schema: Mapping[str, Any]) -> str:
     rules = {"root": top if top != "root" else builder.rules.pop("root"), **builder.rules}
     lines = [f"{name} ::= {body}" for name, body in rules.items()]
     return "\n".join(lines) + "\n"
+
+
+@functools.lru_cache(maxsize=256)
+def _gbnf_for_json(schema_json: str) -> str:
+    return schema_to_gbnf(json.loads(schema_json))
+
+
+def request_grammar(schema: Mapping[str, Any] | None) -> str | None:
+    """The GBNF a request's output schema compiles to (cached: replay computes it per call)."""
+    if schema is None:
+        return None
+    return _gbnf_for_json(json.dumps(schema, ensure_ascii=False))  # key order matters

@@ -15,8 +15,6 @@ import numpy as np
 
 from offline_scorer.errors import GenerationError
 
-BACKEND_ID = "llguidance-gbnf/greedy-argmax+forced-batch/1"
-
 
 class GrammarConstraint:
     def __init__(self, tokenizer: Any, gbnf: str, n_vocab: int, step: str) -> None:

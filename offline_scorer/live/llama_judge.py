@@ -9,7 +9,9 @@ loop so the grammar mask is applied where a failure raises instead of being swal
 from __future__ import annotations
 
 import os
+import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,9 +19,10 @@ from typing import Any
 import numpy as np
 
 from offline_scorer.errors import ContextOverflowError, GenerationError, ModelError
-from offline_scorer.grammar import schema_to_gbnf
-from offline_scorer.judge import JudgeIdentity, JudgeRequest
-from offline_scorer.live.constraint import BACKEND_ID, GrammarConstraint
+from offline_scorer.grammar import request_grammar
+from offline_scorer.judge import JudgeIdentity, JudgeRequest, Message, SamplingSettings
+from offline_scorer.live import BACKEND_ID
+from offline_scorer.live.constraint import GrammarConstraint
 from offline_scorer.registry import GGUF_TEMPLATE, ModelSpec, template_sha256
 
 THREADS_ENV = "OFFLINE_SCORER_THREADS"
@@ -40,6 +43,15 @@ def default_threads() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class Generation:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    forced_tokens: int  # of completion_tokens, those the grammar allowed no alternative to
+    seconds: float
 
 
 @dataclass
@@ -110,7 +122,7 @@ class LlamaJudge:
             )
         self.identity = JudgeIdentity(sha256, template_digest, BACKEND_ID)
         self._formatter = self._make_formatter(template)
-        self.last_usage: dict[str, int] = {}
+        self.last: Generation | None = None
 
     def _template(self) -> str:
         if self.spec.chat_template != GGUF_TEMPLATE:
@@ -140,9 +152,13 @@ class LlamaJudge:
             add_generation_prompt=True,
         )
 
+    def render_messages(self, messages: Sequence[Message]) -> str:
+        rendered = self._formatter(messages=[{"role": m.role, "content": m.content}
+                                             for m in messages])
+        return str(rendered.prompt)
+
     def render(self, request: JudgeRequest) -> str:
-        messages = [{"role": m.role, "content": m.content} for m in request.messages]
-        return str(self._formatter(messages=messages).prompt)
+        return self.render_messages(request.messages)
 
     def tokenize(self, text: str) -> list[int]:
         llama = self._rt.llama
@@ -164,15 +180,60 @@ class LlamaJudge:
         llama.n_tokens = keep  # eval() drops the KV cache beyond n_tokens
         llama.eval(tokens[keep:])
 
-    def complete(self, request: JudgeRequest) -> str:
+    def _constraint(self, grammar: str, step: str) -> GrammarConstraint:
+        rt = self._rt
+        if rt.tokenizer is None:
+            import llguidance.llamacpp
+
+            with warnings.catch_warnings():  # one deprecation warning per vocab entry
+                warnings.simplefilter("ignore", DeprecationWarning)
+                rt.tokenizer = llguidance.llamacpp.lltokenizer_from_vocab(rt.vocab)
+        return GrammarConstraint(rt.tokenizer, grammar, rt.n_vocab, step)
+
+    def decode(
+        self, prompt: list[int], constraint: GrammarConstraint | None, budget: int,
+        *, stop_at_eog: bool = True,
+    ) -> tuple[list[int], int, bool]:
+        """Greedy decoding: (tokens, how many were forced by the grammar, finished?)."""
         import llama_cpp
 
         rt = self._rt
         llama = rt.llama
-        step = request.step
-        prompt = self.tokenize(self.render(request))
-        budget = request.sampling.max_tokens
-        if request.sampling.temperature != 0:
+        self._eval_prompt(prompt)
+        generated: list[int] = []
+        forced = 0
+        if constraint is not None and (opening := constraint.forced()):
+            generated += opening
+            forced += len(opening)
+            llama.eval(opening)
+        while len(generated) < budget:
+            pointer = llama_cpp.llama_get_logits_ith(llama.ctx, -1)
+            logits = np.ctypeslib.as_array(pointer, shape=(rt.n_vocab,))
+            if constraint is not None:
+                logits = constraint.mask_logits(logits)
+            token = int(np.argmax(logits))
+            if stop_at_eog and llama_cpp.llama_vocab_is_eog(rt.vocab, token):
+                return generated, forced, True
+            step_tokens = [token]
+            if constraint is not None:
+                constraint.consume(token)
+                step_tokens += constraint.forced()
+                forced += len(step_tokens) - 1
+            generated += step_tokens
+            if constraint is not None and constraint.finished:
+                return generated, forced, True
+            llama.eval(step_tokens)
+        return generated, forced, False
+
+    def generate(
+        self, step: str, messages: Sequence[Message], grammar: str | None,
+        sampling: SamplingSettings,
+    ) -> Generation:
+        """One model exchange; `grammar` is GBNF text (None: unconstrained)."""
+        started = time.perf_counter()
+        prompt = self.tokenize(self.render_messages(messages))
+        budget = sampling.max_tokens
+        if sampling.temperature != 0:
             raise GenerationError(f"{step}: the live judge decodes greedily (temperature 0)")
         if len(prompt) + budget > self.context_size:
             raise ContextOverflowError(
@@ -181,40 +242,8 @@ class LlamaJudge:
                 f"runs with a context of {self.context_size} tokens; shorten the source by at "
                 f"least {len(prompt) + budget - self.context_size} tokens or use a larger context"
             )
-        constraint = None
-        if request.output_schema is not None:
-            if rt.tokenizer is None:
-                import llguidance.llamacpp
-
-                with warnings.catch_warnings():  # one deprecation warning per vocab entry
-                    warnings.simplefilter("ignore", DeprecationWarning)
-                    rt.tokenizer = llguidance.llamacpp.lltokenizer_from_vocab(rt.vocab)
-            gbnf = schema_to_gbnf(request.output_schema)
-            constraint = GrammarConstraint(rt.tokenizer, gbnf, rt.n_vocab, step)
-        self._eval_prompt(prompt)
-        generated: list[int] = []
-        if constraint is not None and (opening := constraint.forced()):
-            generated += opening
-            llama.eval(opening)
-        finished = False
-        while len(generated) < budget:
-            pointer = llama_cpp.llama_get_logits_ith(llama.ctx, -1)
-            logits = np.ctypeslib.as_array(pointer, shape=(rt.n_vocab,))
-            if constraint is not None:
-                logits = constraint.mask_logits(logits)
-            token = int(np.argmax(logits))
-            if llama_cpp.llama_vocab_is_eog(rt.vocab, token):
-                finished = True
-                break
-            step_tokens = [token]
-            if constraint is not None:
-                constraint.consume(token)
-                step_tokens += constraint.forced()
-            generated += step_tokens
-            if constraint is not None and constraint.finished:
-                finished = True
-                break
-            llama.eval(step_tokens)
+        constraint = self._constraint(grammar, step) if grammar is not None else None
+        tokens, forced, finished = self.decode(prompt, constraint, budget)
         if not finished:
             raise GenerationError(
                 f"{step}: the answer reached its {budget}-token limit before it was complete; "
@@ -222,12 +251,24 @@ class LlamaJudge:
             )
         if constraint is not None:
             constraint.assert_complete()
-        self.last_usage = {"prompt_tokens": len(prompt), "completion_tokens": len(generated)}
-        raw = llama.detokenize(generated)
         try:
-            return raw.decode("utf-8")
+            text = self._rt.llama.detokenize(tokens).decode("utf-8")
         except UnicodeDecodeError:
             raise GenerationError(f"{step}: the model produced bytes that are not UTF-8") from None
+        return Generation(text, len(prompt), len(tokens), forced, time.perf_counter() - started)
+
+    def complete(self, request: JudgeRequest) -> str:
+        grammar = request_grammar(request.output_schema)
+        self.last = self.generate(request.step, request.messages, grammar, request.sampling)
+        return self.last.text
+
+    @property
+    def runtime_versions(self) -> dict[str, str]:
+        """Versions that do not enter cassette keys but are worth keeping beside a recording."""
+        from importlib.metadata import version
+
+        return {"llama-cpp-python": version("llama-cpp-python"),
+                "llguidance": version("llguidance")}
 
 
 def load_judge(

@@ -1,0 +1,60 @@
+"""The exchange key: a digest over everything that determines the model's answer.
+
+Covered: the key format version, the model's sha256, the chat template's sha256, the decoding
+backend, the messages, the normalized sampling settings and the grammar text. Not covered
+(stored as metadata at most): runtime versions, threads, timings, host. The step name is a label,
+not an input, so it is stored beside the key rather than in it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+
+from offline_scorer.grammar import request_grammar
+from offline_scorer.judge import JudgeIdentity, JudgeRequest
+
+KEY_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class KeyParts:
+    model_sha256: str
+    chat_template_sha256: str
+    backend: str
+    messages: tuple[tuple[str, str], ...]  # (role, content)
+    sampling: tuple[tuple[str, Any], ...]  # sorted (name, value)
+    grammar: str | None
+    key_format: int = KEY_FORMAT
+
+    def canonical(self) -> bytes:
+        """Deterministic bytes: a msgpack array in fixed field order."""
+        return msgpack.packb(
+            [
+                self.key_format,
+                self.model_sha256,
+                self.chat_template_sha256,
+                self.backend,
+                [list(m) for m in self.messages],
+                [list(s) for s in self.sampling],
+                self.grammar,
+            ],
+            use_bin_type=True,
+        )
+
+    def digest(self) -> bytes:
+        return hashlib.sha256(self.canonical()).digest()
+
+
+def key_parts(request: JudgeRequest, identity: JudgeIdentity) -> KeyParts:
+    return KeyParts(
+        model_sha256=identity.model_sha256,
+        chat_template_sha256=identity.chat_template_sha256,
+        backend=identity.backend,
+        messages=tuple((m.role, m.content) for m in request.messages),
+        sampling=tuple(sorted(request.sampling.normalized().items())),
+        grammar=request_grammar(request.output_schema),
+    )

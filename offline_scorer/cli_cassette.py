@@ -1,0 +1,184 @@
+"""`offline-scorer cassette ...`: look inside, check, re-run, merge and repair cassettes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import click
+
+from offline_scorer.cassette.container import CassetteFile, repair, verify
+from offline_scorer.cassette.records import Exchange, from_payload
+from offline_scorer.errors import InputError, OfflineScorerError
+
+_path = click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+
+
+def _open(path: Path) -> CassetteFile:
+    if not path.is_file():
+        raise InputError(f"no such cassette: {path}")
+    return CassetteFile(path, create=False)
+
+
+def _exchanges(cassette: CassetteFile) -> list[Exchange]:
+    return [from_payload(cassette, key, payload) for key, payload in cassette.iter_exchanges()]
+
+
+def _model_names() -> dict[str, str]:
+    from offline_scorer.registry import load_registry
+
+    try:
+        registry = load_registry()
+    except OfflineScorerError:  # a broken user registry should not hide the cassette
+        return {}
+    return {spec.sha256: name for name, spec in registry.models.items() if spec.sha256}
+
+
+@click.group()
+def cassette() -> None:
+    """Recorded model exchanges: show, dump, verify, merge, repair."""
+
+
+@cassette.command()
+@_path
+def show(path: Path) -> None:
+    """Format version, size, and exchange counts by model and step."""
+    with _open(path) as cas:
+        exchanges = _exchanges(cas)
+        names = _model_names()
+        click.echo(f"cassette:  {path}")
+        click.echo(f"format:    version {cas.format_version}, written by {cas.writer}")
+        click.echo(f"size:      {cas.size_bytes} bytes, {len(exchanges)} exchange records "
+                   f"({cas.exchange_count} distinct keys), {cas.blob_count} blobs")
+        counts = Counter((ex.parts.model_sha256, ex.step) for ex in exchanges)
+        for (sha, step), count in sorted(counts.items()):
+            model = names.get(sha, "unregistered model")
+            click.echo(f"  {model} ({sha[:12]})  {step:<10} {count}")
+
+
+@cassette.command()
+@_path
+def dump(path: Path) -> None:
+    """Every exchange as one JSON line, texts expanded (for review and diffs)."""
+    with _open(path) as cas:
+        for ex in _exchanges(cas):
+            record: dict[str, Any] = {
+                "key": ex.key.hex(),
+                "step": ex.step,
+                "model_sha256": ex.parts.model_sha256,
+                "chat_template_sha256": ex.parts.chat_template_sha256,
+                "backend": ex.parts.backend,
+                "sampling": dict(ex.parts.sampling),
+                "messages": [{"role": r, "content": c} for r, c in ex.parts.messages],
+                "grammar": ex.parts.grammar,
+                "response": ex.text,
+                "meta": dict(ex.meta),
+            }
+            click.echo(json.dumps(record, ensure_ascii=False))
+
+
+def _check_keys(cas: CassetteFile) -> int:
+    """Exchanges whose stored key does not match their stored request (tampering)."""
+    return sum(1 for ex in _exchanges(cas) if ex.parts.digest() != ex.key)
+
+
+@cassette.command("verify")
+@_path
+@click.option("--live", is_flag=True,
+              help="Re-run every exchange on the live model and compare the bytes.")
+@click.option("--threads", type=click.IntRange(min=1), default=None)
+def verify_command(path: Path, live: bool, threads: int | None) -> None:
+    """Integrity (checksums, strict decoding, keys); with --live, reproducibility too."""
+    report = verify(path)
+    if not report.ok:
+        click.echo(f"DAMAGED {path}: {report.problem}", err=True)
+        sys.exit(6)
+    with _open(path) as cas:
+        mismatched = _check_keys(cas)
+        if mismatched:
+            click.echo(f"DAMAGED {path}: {mismatched} exchange(s) do not match their keys",
+                       err=True)
+            sys.exit(6)
+        click.echo(f"ok {path}: {report.records} intact records, {report.exchanges} exchanges, "
+                   f"{report.blobs} blobs")
+        if live:
+            _verify_live(cas, threads)
+
+
+def _verify_live(cas: CassetteFile, threads: int | None) -> None:
+    from offline_scorer.judge import Message, SamplingSettings
+    from offline_scorer.live.llama_judge import LlamaJudge
+    from offline_scorer.registry import load_registry
+
+    registry = load_registry()
+    by_sha = {spec.sha256: spec for spec in registry.models.values() if spec.sha256}
+    judges: dict[str, LlamaJudge] = {}
+    same, drifted = 0, []
+    for ex in _exchanges(cas):
+        spec = by_sha.get(ex.parts.model_sha256)
+        if spec is None:
+            drifted.append(f"{ex.key.hex()[:12]} {ex.step}: model {ex.parts.model_sha256[:12]} "
+                           "is not in the registry")
+            continue
+        judge = judges.get(spec.name) or judges.setdefault(
+            spec.name, LlamaJudge(spec, threads=threads))
+        if judge.identity.chat_template_sha256 != ex.parts.chat_template_sha256 or \
+                judge.identity.backend != ex.parts.backend:
+            drifted.append(f"{ex.key.hex()[:12]} {ex.step}: template or backend changed")
+            continue
+        sampling = dict(ex.parts.sampling)
+        settings = SamplingSettings(temperature=sampling["temperature"],
+                                    seed=sampling["seed"] or 0,
+                                    max_tokens=sampling["max_tokens"])
+        messages = [Message(role, content) for role, content in ex.parts.messages]
+        text = judge.generate(ex.step, messages, ex.parts.grammar, settings).text
+        if text == ex.text:
+            same += 1
+        else:
+            at = next((i for i, (a, b) in enumerate(zip(text, ex.text, strict=False)) if a != b),
+                      min(len(text), len(ex.text)))
+            drifted.append(f"{ex.key.hex()[:12]} {ex.step}: differs from character {at}")
+    total = same + len(drifted)
+    click.echo(f"live: {same} of {total} exchanges came back byte-identical")
+    for line in drifted:
+        click.echo(f"  drift {line}")
+    if drifted:
+        sys.exit(1)
+
+
+@cassette.command()
+@click.argument("output", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("inputs", nargs=-1, required=True,
+                type=click.Path(dir_okay=False, path_type=Path))
+def merge(output: Path, inputs: tuple[Path, ...]) -> None:
+    """Append the exchanges of INPUTS to OUTPUT (created if missing), skipping known keys."""
+    from offline_scorer.cassette.records import to_payload
+
+    added = skipped = 0
+    with CassetteFile(output, create=True) as out:
+        for source in inputs:
+            with _open(source) as cas:
+                for ex in _exchanges(cas):
+                    if out.get_exchange(ex.key) is not None:
+                        skipped += 1
+                        continue
+                    out.append_exchange(ex.key, to_payload(out, ex.step, ex.parts, ex.text,
+                                                           ex.meta))
+                    added += 1
+    click.echo(f"{output}: added {added} exchange(s), skipped {skipped} already present")
+
+
+@cassette.command("repair")
+@_path
+def repair_command(path: Path) -> None:
+    """Keep every intact record of a damaged cassette (the original is kept as PATH.bak)."""
+    report = repair(path)
+    if not report.changed:
+        click.echo(f"{path}: intact, nothing to repair ({report.kept_records} records)")
+        return
+    click.echo(f"{path}: kept {report.kept_records} records ({report.kept_bytes} bytes), dropped "
+               f"{report.dropped_bytes} damaged bytes in {report.dropped_ranges} range(s); "
+               f"original saved as {report.backup_path}")
