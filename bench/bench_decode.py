@@ -228,6 +228,13 @@ def bench_pair(judge, pair: dict, repeat: int) -> dict:
     gbnf_s = median(raw["gbnf_s"])
     gbnf_n = median(raw["gbnf_n"])
     sampled = n - forced
+    for name, total in (("constrained", cons), ("plain", plain_s), ("gbnf", gbnf_s)):
+        if total <= pe:
+            notes.append(
+                f"{name} run took {total:.2f} s in all, not more than the prompt evaluation "
+                f"timed alone ({pe:.2f} s): no decode-only speed; the timings are too noisy "
+                "(is the machine quiet?)"
+            )
     row = {
         "id": pair["id"],
         "prompt_tokens": len(prompt),
@@ -363,6 +370,10 @@ def fmt(value: float) -> str:
     return "n/a" if math.isnan(value) else f"{value:.3f}"
 
 
+def fmt_load(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -431,11 +442,14 @@ def main() -> None:
             [r["median_constraint_build_s"] for r in rows]),
     }
     claim = summary["median_ratio"] >= CLAIM_RATIO
+    facts["load_average_1m_at_end"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     print(
         f"machine: {facts['platform']}; CPU {facts['cpu_model']} "
         f"({facts['cpus_available']} available of {facts['cpu_count']}); "
         f"{facts['threads']} thread(s); llama-cpp-python {facts['llama-cpp-python']}, "
-        f"llguidance {facts['llguidance']}; model load {load_s:.2f} s"
+        f"llguidance {facts['llguidance']}; model load {load_s:.2f} s; 1-min load average "
+        f"{fmt_load(facts['load_average_1m_at_start'])} at start, "
+        f"{fmt_load(facts['load_average_1m_at_end'])} at end"
     )
     print(
         f"SUMMARY (median over pairs): ours/plain {fmt(summary['median_ratio'])} decode-only, "

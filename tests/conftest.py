@@ -1,13 +1,21 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # CLI runs record by default; keep those recordings out of the user's data dir.
+    scratch = Path(tempfile.mkdtemp(prefix="offline-scorer-tests-"))
+    os.environ.setdefault("OFFLINE_SCORER_CASSETTE", str(scratch / "default.oscas"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -30,6 +38,26 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def fixture_pairs() -> list[dict]:
     lines = (FIXTURES / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
     return [json.loads(line) for line in lines]
+
+
+def fixture_ids() -> list[str]:
+    lines = (FIXTURES / "pairs.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line)["id"] for line in lines]
+
+
+def replay_env(tmp_path: Path) -> dict[str, str]:
+    """Environment in which the default model's file does not exist (pins unchanged)."""
+    from offline_scorer.registry import load_registry
+
+    spec = load_registry().resolve("default")
+    registry = tmp_path / "models.toml"
+    registry.write_text(
+        f"[models.{spec.name}]\npath = \"{tmp_path / 'absent.gguf'}\"\n"
+        f"sha256 = \"{spec.sha256}\"\nchat_template_sha256 = \"{spec.chat_template_sha256}\"\n"
+        f"context_size = {spec.context_size}\n",
+        encoding="utf-8",
+    )
+    return {**os.environ, "OFFLINE_SCORER_MODELS": str(registry), "PYTHONPATH": str(ROOT)}
 
 
 def block_imports_code(*modules: str) -> str:

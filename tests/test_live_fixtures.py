@@ -1,20 +1,27 @@
-"""The live path on the real default GGUF over every fixture pair (not a mock).
+"""The fixture evaluations, recorded live on the real default GGUF, then replayed without it.
 
-One pass over the fixtures is shared by the assertions below; it is the slowest part of the
-suite (about half a minute per pair on 2 cores).
+One live pass (`scripts/record-fixtures`, the same script that made the committed fixtures) is
+shared by every assertion here; it is the slowest part of the suite (about 15 s per pair on
+2 cores). The replays then prove the cassette alone reproduces every byte.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from dataclasses import dataclass
 
 import pytest
 
+from offline_scorer.cassette.recorder import CassetteJudge, RecordMode
 from offline_scorer.judge import JudgeRequest
+from offline_scorer.judges import pinned_identity
 from offline_scorer.options import ScorerOptions
+from offline_scorer.registry import load_registry
 from offline_scorer.result import RESULT_JSON_SCHEMA
 from offline_scorer.scorer import SummarizationScorer
+from tests.conftest import FIXTURES, ROOT, block_imports_code, replay_env
 
 pytestmark = pytest.mark.live
 jsonschema = pytest.importorskip("jsonschema")
@@ -27,7 +34,7 @@ class Exchange:
 
 
 class Tap:
-    """Passes requests to the live judge and keeps every exchange."""
+    """Passes requests on and keeps every exchange."""
 
     def __init__(self, inner):
         self.inner = inner
@@ -40,39 +47,57 @@ class Tap:
 
 
 @pytest.fixture(scope="module")
-def live_runs(live_judge, fixture_pairs):
-    runs = []
+def recording(tmp_path_factory):
+    """Record every fixture pair live into a fresh cassette and golden files."""
+    pytest.importorskip("llama_cpp", reason="the live extra is not installed")
+    out = tmp_path_factory.mktemp("recorded")
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "record-fixtures"),
+                           "--out", str(out)], capture_output=True, timeout=1800)
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    return out
+
+
+@pytest.fixture(scope="module")
+def runs(recording, fixture_pairs):
+    """(pair, exchanges, result) per pair, replayed in-process from the live recording."""
+    identity = pinned_identity(load_registry().resolve("default"))
+    judge = CassetteJudge(recording / "cassettes" / "fixtures.oscas", mode=RecordMode.REPLAY,
+                          identity=identity)
+    out = []
     for pair in fixture_pairs:
-        tap = Tap(live_judge)
+        tap = Tap(judge)
         result = SummarizationScorer(tap, ScorerOptions()).score_texts(
             pair["source"], pair["summary"]
         )
-        runs.append((pair, tap.exchanges, result))
-    return runs
+        out.append((pair, tap.exchanges, result))
+    assert judge.hits == 3 * len(fixture_pairs) and judge.recorded == 0
+    return out
 
 
 def test_at_least_ten_pairs(fixture_pairs):
     assert len(fixture_pairs) >= 10
 
 
-def test_exactly_three_calls_per_evaluation(live_runs):
-    for pair, exchanges, _ in live_runs:
-        steps = [e.request.step for e in exchanges]
-        assert steps == ["preprocess", "analyze", "reason"], pair["id"]
+def test_exactly_three_calls_per_evaluation(recording, fixture_pairs):
+    from offline_scorer.cassette.container import CassetteFile
+
+    with CassetteFile(recording / "cassettes" / "fixtures.oscas", create=False) as cas:
+        steps = [payload["step"] for _, payload in cas.iter_exchanges()]
+    assert steps == ["preprocess", "analyze", "reason"] * len(fixture_pairs)
 
 
-def test_every_structured_output_matches_its_schema(live_runs):
+def test_every_structured_output_matches_its_schema(runs):
     checked = 0
-    for _pair, exchanges, _ in live_runs:
+    for _pair, exchanges, _ in runs:
         for exchange in exchanges:
             data = json.loads(exchange.text)  # raises on broken JSON
             jsonschema.validate(data, exchange.request.output_schema)
             checked += 1
-    assert checked == 3 * len(live_runs)
+    assert checked == 3 * len(runs)
 
 
-def test_coverage_verdicts_echo_the_asked_questions_in_order(live_runs):
-    for pair, exchanges, result in live_runs:
+def test_coverage_verdicts_echo_the_asked_questions_in_order(runs):
+    for pair, exchanges, result in runs:
         asked = list(result.preprocess_step_result.questions[:10])
         raw = json.loads(exchanges[1].text)["coverage"]
         assert [v["question"] for v in raw] == asked, pair["id"]
@@ -86,8 +111,8 @@ def _analyze_text_without_questions(exchanges) -> str:
     return text
 
 
-def test_coverage_prompt_never_contains_the_source(live_runs):
-    for pair, exchanges, _ in live_runs:
+def test_coverage_prompt_never_contains_the_source(runs):
+    for pair, exchanges, _ in runs:
         assert pair["summary"] in exchanges[1].request.text()
         analyze = _analyze_text_without_questions(exchanges).replace(pair["summary"], "")
         sentences = [s.strip() for s in pair["source"].replace("\n", " ").split(". ")]
@@ -95,17 +120,48 @@ def test_coverage_prompt_never_contains_the_source(live_runs):
             assert sentence not in analyze, (pair["id"], sentence)
 
 
-def test_distinctive_source_word_never_reaches_the_coverage_prompt(live_runs):
+def test_distinctive_source_word_never_reaches_the_coverage_prompt(runs):
     words = {"01": "Quillmarsh", "04": "Veskerholt", "09": "Skelvin", "12": "Brindlecombe"}
-    for pair, exchanges, _ in live_runs:
+    for pair, exchanges, _ in runs:
         word = words.get(pair["id"][:2])
         if word:
             assert word in exchanges[0].request.text()
             assert word not in _analyze_text_without_questions(exchanges)
 
 
-def test_results_validate_against_the_result_schema(live_runs):
-    for _, _, result in live_runs:
+def test_results_validate_against_the_result_schema(runs):
+    for _, _, result in runs:
         jsonschema.validate(json.loads(result.to_json()), RESULT_JSON_SCHEMA)
         assert 0 <= result.score <= 1
         assert result.reason.startswith(f"Score {result.score!r} of 1:")
+
+
+def test_replay_in_a_fresh_process_without_runtime_or_model_is_byte_identical(
+    recording, fixture_pairs, tmp_path
+):
+    code = block_imports_code("llama_cpp", "llguidance") + (
+        "import runpy, sys\n"
+        "sys.argv = ['replay_worker', sys.argv[1], sys.argv[2]]\n"
+        "runpy.run_path('tests/replay_worker.py', run_name='__main__')\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(recording / "cassettes" / "fixtures.oscas"),
+         str(FIXTURES / "pairs.jsonl")],
+        capture_output=True, env=replay_env(tmp_path), cwd=ROOT, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    lines = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    assert lines[-1] == {"runtime_modules": []}
+    replayed = {line["id"]: line["json"] + "\n" for line in lines[:-1]}
+    assert list(replayed) == [p["id"] for p in fixture_pairs]
+    for pair_id, text in replayed.items():
+        recorded = (recording / "golden" / f"{pair_id}.json").read_text(encoding="utf-8")
+        golden = (FIXTURES / "golden" / f"{pair_id}.json").read_text(encoding="utf-8")
+        assert text == recorded, pair_id
+        assert text == golden, pair_id
+
+
+def test_recording_again_gives_the_committed_cassette_bytes(recording):
+    fresh = (recording / "cassettes" / "fixtures.oscas").read_bytes()
+    committed = (FIXTURES / "cassettes" / "fixtures.oscas").read_bytes()
+    assert fresh == committed
