@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from offline_scorer import __version__
-from offline_scorer.cassette.recorder import RecordMode
+from offline_scorer.cli_options import judge_options, judge_settings
 from offline_scorer.errors import InputError, OfflineScorerError
 from offline_scorer.result import ScorerResult
 
@@ -84,24 +84,6 @@ def _print_result(result: ScorerResult) -> None:
         click.echo("  (none)")
 
 
-def _open_judge(
-    model: str,
-    threads: int | None,
-    context_size: int | None,
-    gpu_layers: int | None,
-    cassette: Path | None,
-    record_mode: str | None,
-) -> tuple[Any, Any]:
-    from offline_scorer.judges import JudgeSettings, open_judge, resolve_mode
-
-    mode, note = resolve_mode(RecordMode(record_mode) if record_mode else None)
-    if note:
-        click.echo(f"note: {note}", err=True)
-    settings = JudgeSettings(model=model, threads=threads, context_size=context_size,
-                             gpu_layers=gpu_layers, cassette=cassette, mode=mode)
-    return open_judge(settings)
-
-
 def _report_cassette(judge: Any) -> None:
     """Tell the user where exchanges went: a recording is only useful if you can find it."""
     from offline_scorer.cassette.recorder import CassetteJudge
@@ -120,32 +102,6 @@ def _report_cassette(judge: Any) -> None:
 @click.version_option(__version__, prog_name="offline-scorer")
 def cli() -> None:
     """Judge summaries with local GGUF models; every score reproducible to the byte."""
-
-
-def judge_options(command: Any) -> Any:
-    """Options shared by every command that runs the live judge."""
-    for option in reversed(
-        [
-            click.option("--model", "model", default="default", show_default=True,
-                         help="Registry name, or a path to a .gguf file."),
-            click.option("--threads", type=click.IntRange(min=1), default=None,
-                         help="CPU threads (default: $OFFLINE_SCORER_THREADS, else all cores)."),
-            click.option("--context-size", type=click.IntRange(min=256), default=None,
-                         help="Context size in tokens (default: the registry's)."),
-            click.option("--gpu-layers", type=click.IntRange(min=0), default=None,
-                         help="Layers to offload to a GPU (default: the registry's, 0)."),
-            click.option("--cassette", type=click.Path(dir_okay=False, path_type=Path),
-                         default=None, help="Cassette file for recording and replay "
-                         "(default: $OFFLINE_SCORER_CASSETTE, else the user data dir)."),
-            click.option("--record-mode", type=click.Choice([m.value for m in RecordMode]),
-                         default=None, help="replay: cassette only, never the model; auto: "
-                         "replay hits, record misses; record (default): run live, record "
-                         "everything; off: run live, record nothing. "
-                         "$OFFLINE_SCORER_RECORD_MODE overrides it."),
-        ]
-    ):
-        command = option(command)
-    return command
 
 
 @cli.command()
@@ -182,7 +138,11 @@ def score(
     options = ScorerOptions(max_questions=max_questions, scale=scale)
     source = read_text(source_path, "--source")
     summary = read_text(summary_path, "--summary")
-    judge, spec = _open_judge(model, threads, context_size, gpu_layers, cassette, record_mode)
+    from offline_scorer.judges import open_judge
+
+    judge, spec = open_judge(judge_settings(model=model, threads=threads,
+                                            context_size=context_size, gpu_layers=gpu_layers,
+                                            cassette=cassette, record_mode=record_mode))
     scorer = SummarizationScorer(with_spinner(judge, spec.name), options)
     try:
         result = scorer.score_texts(source, summary)
@@ -280,8 +240,12 @@ def grammars_regenerate(directory: Path, check: bool) -> None:
 
 def _register_subgroups() -> None:
     from offline_scorer.cli_cassette import cassette
+    from offline_scorer.cli_eval import eval_command
+    from offline_scorer.cli_report import report
 
     cli.add_command(cassette)
+    cli.add_command(eval_command)
+    cli.add_command(report)
 
 
 _register_subgroups()

@@ -86,11 +86,12 @@ Now the real task.
 
 ANSWER:"""
 
-# Output budgets in tokens. Each is above what the step's grammar can emit for typical text;
-# an answer that still reaches its budget fails the evaluation rather than being cut.
+# Output budgets in tokens. Each is above what the step's grammar can emit for typical text
+# (reason: above its worst case, every character an escape pair); an answer that still reaches
+# its budget fails the evaluation rather than being cut. They enter cassette keys.
 PREPROCESS_MAX_TOKENS = 2048
 ANALYZE_MAX_TOKENS = 1536
-REASON_MAX_TOKENS = 256
+REASON_MAX_TOKENS = 512
 SEED = 0
 
 

@@ -45,6 +45,8 @@ def _ask(judge: Judge, request: JudgeRequest, model: type[Model]) -> Model:
 class SummarizationScorer:
     """Mastra's Summarization Scorer contract over any `Judge`."""
 
+    name = "summarization"
+
     def __init__(self, judge: Judge, options: ScorerOptions) -> None:
         self.judge = judge
         self.options = options

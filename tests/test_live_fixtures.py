@@ -165,3 +165,16 @@ def test_recording_again_gives_the_committed_cassette_bytes(recording):
     fresh = (recording / "cassettes" / "fixtures.oscas").read_bytes()
     committed = (FIXTURES / "cassettes" / "fixtures.oscas").read_bytes()
     assert fresh == committed
+
+
+def test_eval_replay_without_runtime_or_model_gives_the_same_results_file(recording, tmp_path):
+    from tests.test_evals import eval_cli
+
+    out = tmp_path / "replayed.jsonl"
+    proc = eval_cli("eval", str(FIXTURES / "pairs.jsonl"), "--out", str(out), "--record-mode",
+                    "replay", "--cassette", str(recording / "cassettes" / "fixtures.oscas"),
+                    env=replay_env(tmp_path))
+    assert proc.returncode == 0, proc.stderr.decode()
+    recorded = (recording / "golden" / "results.jsonl").read_bytes()
+    assert out.read_bytes() == recorded
+    assert recorded == (FIXTURES / "golden" / "results.jsonl").read_bytes()

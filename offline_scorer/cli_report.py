@@ -1,0 +1,48 @@
+"""`offline-scorer report`: the numbers of an evaluation run, and an HTML page to share.
+
+The table (or JSON) goes to stdout so it can be piped; the 'wrote' note goes to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from offline_scorer.errors import InputError
+from offline_scorer.report import aggregate, format_table, read_results, render_html, write_html
+
+
+@click.command("report")
+@click.argument("results", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="Where to write the HTML report [default: RESULTS with .html].")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the aggregate as JSON instead of the table.")
+@click.option("--no-html", is_flag=True, help="Do not write the HTML report.")
+def report(results: Path, html_path: Path | None, as_json: bool, no_html: bool) -> None:
+    """Aggregate a results file (JSON Lines from a batch run) and write an HTML report."""
+    if no_html and html_path is not None:
+        raise InputError("--html and --no-html contradict each other; give one of them")
+    if html_path is None and not no_html:
+        html_path = results.with_suffix(".html")
+        if html_path == results:
+            raise InputError(f"the default HTML path would overwrite {results}; choose one "
+                             "with --html")
+    items = read_results(results)
+    agg = aggregate(items)
+    if html_path is not None:
+        write_html(render_html(items, agg, f"Evaluation report: {results.name}"), html_path,
+                   results)
+    if as_json:
+        text = json.dumps(agg, indent=2, ensure_ascii=False)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate in an id cannot be printed as UTF-8
+            text = json.dumps(agg, indent=2)
+        click.echo(text)
+    else:
+        click.echo(format_table(agg), nl=False)
+    if html_path is not None:
+        click.echo(f"wrote {html_path}", err=True)
