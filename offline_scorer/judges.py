@@ -65,7 +65,14 @@ def open_judge(settings: JudgeSettings) -> tuple[Judge, ModelSpec]:
     spec = load_registry().resolve(settings.model)
 
     def live() -> LlamaJudge:
-        from offline_scorer.live.llama_judge import LlamaJudge
+        try:
+            from offline_scorer.live.llama_judge import LlamaJudge
+        except ImportError as error:
+            raise ModelError(
+                f"the live judge needs the 'live' extra ({error.name} is missing): run "
+                "`pip install 'offline-scorer[live]'` (see README), or replay a cassette with "
+                "--record-mode replay"
+            ) from None
 
         return LlamaJudge(spec, threads=settings.threads, context_size=settings.context_size,
                           gpu_layers=settings.gpu_layers)

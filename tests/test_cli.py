@@ -105,3 +105,17 @@ def test_bad_user_registry(tmp_path):
 def test_grammar_files_match_the_schemas():
     proc = run_cli("grammars", "regenerate", "--check")
     assert proc.returncode == 0, proc.stderr.decode()
+
+
+def test_live_run_without_the_runtime_is_a_clear_error(tmp_path):
+    from tests.conftest import block_imports_code
+
+    code = block_imports_code("llama_cpp", "llguidance", "numpy") + (
+        "from offline_scorer.cli import main\n"
+        "sys.argv = ['offline-scorer'] + sys.argv[1:]\n"
+        "main()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, "score", "--source", SOURCE,
+                           "--summary", SUMMARY, "--cassette", str(tmp_path / "c.oscas")],
+                          capture_output=True, timeout=120)
+    assert_clean_error(proc, 3, "needs the 'live' extra", "pip install 'offline-scorer[live]'")

@@ -85,7 +85,7 @@ def test_eval_replays_the_fixture_dataset_to_the_golden_results(tmp_path):
                     env=replay_env(tmp_path))
     assert proc.returncode == 0, proc.stderr.decode()
     assert out.read_bytes() == (FIXTURES / "golden" / "results.jsonl").read_bytes()
-    assert "count" in proc.stdout.decode()
+    assert "items        12 (12 ok, 0 failed)" in proc.stdout.decode()
 
 
 def test_malformed_rows_are_reported_with_line_numbers_and_the_run_goes_on(tmp_path):
@@ -134,7 +134,8 @@ def test_csv_dataset(tmp_path):
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     golden = (FIXTURES / "golden" / "results.jsonl").read_text().splitlines()
     assert [line["result"] for line in lines[:3]] == [json.loads(g)["result"] for g in golden[:3]]
-    assert lines[3]["error"]["message"] == "line 6: wrong number of columns"
+    # physical line where the row starts: pair 01's source spans three lines
+    assert lines[3]["error"]["message"] == "line 7: wrong number of columns"
 
 
 def test_existing_results_need_resume_or_overwrite(tmp_path):
@@ -192,16 +193,18 @@ def test_no_progress_bar_when_not_a_terminal(tmp_path, flag):
 
 @pytest.mark.live
 def test_killing_a_live_run_and_resuming_gives_the_uninterrupted_bytes(tmp_path):
-    """Item 1 replays from a copy of the fixture cassette; items 2-3 run live. The run is
+    """Item 1 replays from a copy of the fixture cassette; items 2-3 are judged live. The run is
     SIGKILLed while item 2 is being judged, resumed, then compared with a clean replay."""
     import os
     import signal
     import time
 
     pytest.importorskip("llama_cpp")
-    pairs = (FIXTURES / "pairs.jsonl").read_text().splitlines()
+    pairs = [json.loads(line) for line in (FIXTURES / "pairs.jsonl").read_text().splitlines()]
+    fresh = [dict(pair, summary=pair["summary"] + " It was announced on a Monday.")
+             for pair in (pairs[10], pairs[1])]  # not in the cassette: judged live
     data = tmp_path / "three.jsonl"
-    data.write_text("\n".join([pairs[0], pairs[10], pairs[1]]) + "\n")
+    data.write_text("".join(json.dumps(row) + "\n" for row in [pairs[0], *fresh]))
     cassette = tmp_path / "c.oscas"
     shutil.copyfile(FIXTURES / "cassettes" / "fixtures.oscas", cassette)
     out = tmp_path / "results.jsonl"
@@ -229,3 +232,4 @@ def test_killing_a_live_run_and_resuming_gives_the_uninterrupted_bytes(tmp_path)
     assert out.read_bytes() == clean.read_bytes()
     golden = (FIXTURES / "golden" / "results.jsonl").read_text().splitlines()
     assert out.read_text().splitlines()[0] == golden[0]
+    assert len(out.read_text().splitlines()) == 3

