@@ -9,6 +9,8 @@ derived from the models here, never written by hand.
 from __future__ import annotations
 
 import copy
+import functools
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -72,8 +74,19 @@ def _text(node: dict[str, Any], max_chars: int) -> None:
     node.update(minLength=1, maxLength=max_chars)
 
 
-def preprocess_schema(max_questions: int, max_claims: int = MAX_CLAIMS) -> dict[str, Any]:
-    schema = _inline(PreprocessOutput.model_json_schema())
+@functools.lru_cache(maxsize=64)
+def _schema_json(model: type[BaseModel]) -> str:
+    """A model's schema with $refs inlined, as JSON text (pydantic's generation is slow)."""
+    return json.dumps(_inline(model.model_json_schema()))
+
+
+def _schema(model: type[BaseModel]) -> dict[str, Any]:
+    return json.loads(_schema_json(model))  # a fresh copy: callers may modify it
+
+
+@functools.lru_cache(maxsize=64)
+def _preprocess_json(max_questions: int, max_claims: int) -> str:
+    schema = _schema(PreprocessOutput)
     alignment = schema["properties"]["alignment"]
     alignment["maxItems"] = max_claims
     claim = alignment["items"]["properties"]
@@ -82,27 +95,37 @@ def preprocess_schema(max_questions: int, max_claims: int = MAX_CLAIMS) -> dict[
     questions = schema["properties"]["questions"]
     questions["maxItems"] = max_questions
     _text(questions["items"], MAX_TEXT_CHARS)
-    return schema
+    return json.dumps(schema)
+
+
+def preprocess_schema(max_questions: int, max_claims: int = MAX_CLAIMS) -> dict[str, Any]:
+    return json.loads(_preprocess_json(max_questions, max_claims))
 
 
 def coverage_schema(questions: Sequence[str]) -> dict[str, Any]:
     """Exactly one verdict per asked question, in order, each echoing its question verbatim."""
-    schema = _inline(CoverageOutput.model_json_schema())
+    schema = _schema(CoverageOutput)
     coverage = schema["properties"]["coverage"]
     item = coverage.pop("items")
     _text(item["properties"]["reason"], MAX_REASON_CHARS)
+    item_json = json.dumps(item)
     prefix = []
     for question in questions:
-        verdict = copy.deepcopy(item)
+        verdict = json.loads(item_json)
         verdict["properties"]["question"] = {"const": question}
         prefix.append(verdict)
     coverage.update(prefixItems=prefix, items=False, minItems=len(prefix), maxItems=len(prefix))
     return schema
 
 
-def reason_schema() -> dict[str, Any]:
-    schema = _inline(ReasonOutput.model_json_schema())
+@functools.lru_cache(maxsize=1)
+def _reason_json() -> str:
+    schema = _schema(ReasonOutput)
     explanation = schema["properties"]["explanation"]
     _text(explanation, MAX_EXPLANATION_CHARS)
     explanation["pattern"] = NO_DIGITS_PATTERN
-    return schema
+    return json.dumps(schema)
+
+
+def reason_schema() -> dict[str, Any]:
+    return json.loads(_reason_json())

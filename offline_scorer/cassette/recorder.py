@@ -19,7 +19,7 @@ from typing import Any
 from offline_scorer.cassette.container import CassetteFile
 from offline_scorer.cassette.key import key_parts
 from offline_scorer.cassette.miss import describe_miss
-from offline_scorer.cassette.records import from_payload, to_payload
+from offline_scorer.cassette.records import response_text, to_payload
 from offline_scorer.errors import CassetteMissError, ConfigError
 from offline_scorer.judge import Judge, JudgeIdentity, JudgeRequest
 
@@ -94,7 +94,7 @@ class CassetteJudge:
             payload = self.cassette.get_exchange(key)
             if payload is not None:
                 self.hits += 1
-                return from_payload(self.cassette, key, payload).text
+                return response_text(self.cassette, key, payload)
             if self.mode is RecordMode.REPLAY:
                 raise CassetteMissError(describe_miss(self.cassette, request.step, parts))
         live = self.live_judge()

@@ -99,3 +99,14 @@ def from_payload(cassette: CassetteFile, key: bytes, payload: Mapping[str, Any])
         )
     except ValueError as error:
         raise CassetteFileError(f"{cassette.path}: malformed exchange record: {error}") from None
+
+
+def response_text(cassette: CassetteFile, key: bytes, payload: Mapping[str, Any]) -> str:
+    """Just the recorded answer: the replay hot path, which need not expand the request."""
+    try:
+        return _field(_field(payload, "response", Mapping, "exchange"), "text", str,
+                      "exchange.response")
+    except ValueError as error:
+        raise CassetteFileError(
+            f"{cassette.path}: malformed exchange record {key.hex()[:12]}: {error}"
+        ) from None
