@@ -30,12 +30,13 @@ import platform
 import statistics
 import sys
 import time
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from machine import cpu_model, package_version  # noqa: E402  (bench/machine.py)
 
 from offline_scorer.grammar import request_grammar  # noqa: E402
 from offline_scorer.live.llama_judge import load_judge  # noqa: E402
@@ -63,24 +64,6 @@ def warn_if_busy() -> None:
             "benchmarks must run alone, so these numbers may be skewed",
             file=sys.stderr,
         )
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() in ("model name", "Hardware", "Processor") and value.strip():
-                return value.strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def package_version(name: str) -> str:
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return "not installed"
 
 
 def machine_facts(judge) -> dict:

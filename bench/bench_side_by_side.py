@@ -35,13 +35,14 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from machine import cpu_model, package_version  # noqa: E402  (bench/machine.py)
 
 from offline_scorer.errors import GenerationError  # noqa: E402
 from offline_scorer.grammar import request_grammar  # noqa: E402
@@ -72,24 +73,6 @@ METRICS = ("seconds", "calls", "prompt_tokens", "prompt_tokens_evaluated", "comp
 
 
 # ---------------------------------------------------------------- machine facts
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() in ("model name", "Hardware", "Processor") and value.strip():
-                return value.strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def package_version(name: str) -> str:
-    try:
-        return version(name)
-    except PackageNotFoundError:
-        return "not installed"
 
 
 def load_average() -> float | None:

@@ -121,12 +121,7 @@ def score(
     max_questions: int,
     scale: float,
     as_json: bool,
-    model: str,
-    threads: int | None,
-    context_size: int | None,
-    gpu_layers: int | None,
-    cassette: Path | None,
-    record_mode: str | None,
+    **judge_options_: Any,
 ) -> None:
     """Score one summary against its source."""
     from offline_scorer.options import ScorerOptions
@@ -140,9 +135,7 @@ def score(
     summary = read_text(summary_path, "--summary")
     from offline_scorer.judges import open_judge
 
-    judge, spec = open_judge(judge_settings(model=model, threads=threads,
-                                            context_size=context_size, gpu_layers=gpu_layers,
-                                            cassette=cassette, record_mode=record_mode))
+    judge, spec = open_judge(judge_settings(**judge_options_))
     scorer = SummarizationScorer(with_spinner(judge, spec.name), options)
     try:
         result = scorer.score_texts(source, summary)
