@@ -102,18 +102,27 @@ def preprocess_schema(max_questions: int, max_claims: int = MAX_CLAIMS) -> dict[
     return json.loads(_preprocess_json(max_questions, max_claims))
 
 
-def coverage_schema(questions: Sequence[str]) -> dict[str, Any]:
-    """Exactly one verdict per asked question, in order, each echoing its question verbatim."""
+@functools.lru_cache(maxsize=1)
+def _coverage_json() -> str:
     schema = _schema(CoverageOutput)
+    _text(schema["properties"]["coverage"]["items"]["properties"]["reason"], MAX_REASON_CHARS)
+    return json.dumps(schema)
+
+
+def coverage_schema(questions: Sequence[str]) -> dict[str, Any]:
+    """Exactly one verdict per asked question, in order, each echoing its question verbatim.
+
+    Built per request (replay builds one per evaluation), so the verdicts of one schema share
+    their unchanging parts instead of each parsing a fresh copy; treat the result as read-only.
+    """
+    schema = json.loads(_coverage_json())
     coverage = schema["properties"]["coverage"]
     item = coverage.pop("items")
-    _text(item["properties"]["reason"], MAX_REASON_CHARS)
-    item_json = json.dumps(item)
-    prefix = []
-    for question in questions:
-        verdict = json.loads(item_json)
-        verdict["properties"]["question"] = {"const": question}
-        prefix.append(verdict)
+    properties = item["properties"]
+    prefix = [
+        {**item, "properties": {**properties, "question": {"const": question}}}
+        for question in questions
+    ]
     coverage.update(prefixItems=prefix, items=False, minItems=len(prefix), maxItems=len(prefix))
     return schema
 

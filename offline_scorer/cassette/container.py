@@ -225,9 +225,48 @@ def _decode(payload: bytes) -> object:
     except (ValueError, TypeError, OverflowError, RecursionError, msgpack.UnpackException) as exc:
         raise _Damage(f"payload is not valid msgpack ({_one_line(exc)})") from None
     try:
-        return _canonical(value, 1, "payload")
-    except (TypeError, ValueError) as exc:
-        raise _Damage(f"payload breaks the type rules ({_one_line(exc)})") from None
+        _check(value, 1)
+    except _TypeRule as exc:
+        raise _Damage(f"payload breaks the type rules (payload{exc.where}: {exc.what})") from None
+    return value
+
+
+_SCALARS = frozenset({type(None), bool, int, float, str})
+
+
+class _TypeRule(Exception):
+    """Internal: a decoded value breaks the payload type rules; `where` grows as it propagates."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        self.what = what
+        self.where = ""
+
+
+def _check(value: object, depth: int) -> None:
+    """Enforce the payload type rules on freshly unpacked data, without copying it.
+
+    Reading is the replay hot path, so this only walks containers: msgpack already bounds
+    integers to 64 bits and the unpacker's limits bound sizes. Key order is irrelevant on read.
+    """
+    kind = type(value)
+    if kind in _SCALARS:
+        return
+    if kind is not list and kind is not dict:
+        raise _TypeRule(f"{kind.__name__} not allowed (only None, bool, int, float, str, list "
+                        "and str-keyed dict)")
+    if depth > MAX_DEPTH:
+        raise _TypeRule(f"nested deeper than {MAX_DEPTH} levels")
+    items = value.items() if kind is dict else enumerate(value)  # type: ignore[attr-defined]
+    for key, item in items:
+        if kind is dict and type(key) is not str:
+            raise _TypeRule(f"map key of type {type(key).__name__}, only str allowed")
+        if type(item) not in _SCALARS:
+            try:
+                _check(item, depth + 1)
+            except _TypeRule as exc:
+                exc.where = f"[{key!r}]{exc.where}"
+                raise
 
 
 def _one_line(exc: BaseException) -> str:
