@@ -28,15 +28,19 @@ _JSON = json.JSONEncoder(ensure_ascii=False)  # one instance: json.dumps builds 
 _NO_CHARS_RE = re.compile(r"^\^\[\^([^\]\\]*)\]\*\$$")
 
 
-_LITERAL_ESCAPES = {
+_CONTROL_RE = re.compile(r"[\x00-\x1f]")
+_CONTROL_ESCAPES = {
     **{code: f"\\x{code:02X}" for code in range(0x20)},
-    ord('"'): '\\"', ord("\\"): "\\\\", ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t",
+    ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t",
 }
 
 
 def _literal(text: str) -> str:
     """A GBNF string literal matching `text` exactly."""
-    return '"' + text.translate(_LITERAL_ESCAPES) + '"'
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    if _CONTROL_RE.search(escaped):  # rare: JSON text, the usual input, has none
+        escaped = escaped.translate(_CONTROL_ESCAPES)
+    return '"' + escaped + '"'
 
 
 class _Builder:
@@ -44,31 +48,24 @@ class _Builder:
         self.rules: dict[str, str] = {}
 
     def add(self, name: str, body: str) -> str:
-        existing = self.rules.get(name)
-        if existing is not None and existing != body:
-            index = 2
-            while f"{name}-{index}" in self.rules and self.rules[f"{name}-{index}"] != body:
-                index += 1
-            name = f"{name}-{index}"
+        existing = self.rules.setdefault(name, body)
+        if existing == body:
+            return name
+        index = 2  # the name is taken by a different body: number this one
+        while f"{name}-{index}" in self.rules and self.rules[f"{name}-{index}"] != body:
+            index += 1
+        name = f"{name}-{index}"
         self.rules[name] = body
         return name
 
     def string(self, node: Mapping[str, Any], name: str) -> str:
-        low = int(node.get("minLength", 0))
-        high = node.get("maxLength")
-        if high is None:
-            raise GrammarError(f"{name}: strings must carry maxLength (bounded decoding)")
-        forbidden = ""
-        if "pattern" in node:
-            match = _NO_CHARS_RE.match(node["pattern"])
-            if not match:
-                raise GrammarError(f"{name}: unsupported pattern {node['pattern']!r}")
-            forbidden = match.group(1)
-        char = self.add(
-            f"char-no-{_rule_safe(forbidden)}" if forbidden else "char",
-            f'[^"\\\\\\x00-\\x1F{forbidden}] | "\\\\" ["\\\\/nt]',
-        )
-        return self.add(name, f'"\\"" {char}{{{low},{int(high)}}} "\\""')
+        try:
+            char_name, char_body, body = _string_rule(
+                node.get("minLength", 0), node.get("maxLength"), node.get("pattern")
+            )
+        except GrammarError as error:
+            raise GrammarError(f"{name}: {error}") from None
+        return self.add(name, body.replace("{char}", self.add(char_name, char_body)))
 
     def array(self, node: Mapping[str, Any], name: str) -> str:
         if "prefixItems" in node:
@@ -96,14 +93,15 @@ class _Builder:
         if node.get("additionalProperties", True) is not False:
             raise GrammarError(f"{name}: objects must forbid additionalProperties")
         props = node.get("properties", {})
-        if sorted(node.get("required", [])) != sorted(props):
+        required = node.get("required", [])
+        if len(required) != len(props) or set(required) != props.keys():
             raise GrammarError(f"{name}: every property must be required")
+        if not props:
+            return self.add(name, '"{}"')
         parts = []
         for index, (key, sub) in enumerate(props.items()):
-            head = _property_head(key, first=index == 0)
-            parts.append(f"{head} {self.node(sub, f'{name}-{_rule_safe(key)}')}")
-        if not parts:
-            return self.add(name, '"{}"')
+            head, suffix = _property(key, index == 0)
+            parts.append(f"{head} {self.node(sub, name + suffix)}")
         return self.add(name, " ".join(parts) + ' "}"')
 
     def node(self, node: Mapping[str, Any], name: str) -> str:
@@ -121,10 +119,32 @@ class _Builder:
         raise GrammarError(f"{name}: unsupported schema node {dict(node)!r}")
 
 
+@functools.lru_cache(maxsize=64)
+def _string_rule(low: int, high: int | None, pattern: str | None) -> tuple[str, str, str]:
+    """(char rule name, char rule body, string rule body with a `{char}` slot) for a string node.
+
+    Cached by the node's bounds: coverage schemas repeat one string node per question, and
+    replay compiles a new coverage grammar per evaluation.
+    """
+    if high is None:
+        raise GrammarError("strings must carry maxLength (bounded decoding)")
+    forbidden = ""
+    if pattern is not None:
+        match = _NO_CHARS_RE.match(pattern)
+        if not match:
+            raise GrammarError(f"unsupported pattern {pattern!r}")
+        forbidden = match.group(1)
+    return (
+        f"char-no-{_rule_safe(forbidden)}" if forbidden else "char",
+        f'[^"\\\\\\x00-\\x1F{forbidden}] | "\\\\" ["\\\\/nt]',
+        f'"\\"" {{char}}{{{int(low)},{int(high)}}} "\\""',
+    )
+
+
 @functools.lru_cache(maxsize=1024)
-def _property_head(key: str, *, first: bool) -> str:
-    """The literal that opens a property: `{"key":` or `,"key":`."""
-    return _literal(("{" if first else ",") + json.dumps(key) + ":")
+def _property(key: str, first: bool) -> tuple[str, str]:
+    """The literal that opens a property (`{"key":` or `,"key":`) and its rule-name suffix."""
+    return _literal(("{" if first else ",") + json.dumps(key) + ":"), f"-{_rule_safe(key)}"
 
 
 @functools.lru_cache(maxsize=1024)

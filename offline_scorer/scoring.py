@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
@@ -14,10 +15,12 @@ LimitingAxis = Literal["alignment", "coverage", "both", "none"]
 NO_VERDICT_REASON = "The judge returned no verdict for this question; it counts as not answered."
 
 
+@functools.lru_cache(maxsize=4096)
 def round2(value: float) -> float | int:
     """Round half away from zero at two decimals; whole numbers come back as int (5, not 5.0).
 
     Decimal of the shortest repr keeps 0.665 -> 0.67, where binary float rounding gives 0.66.
+    Cached: scores are ratios of small counts, so few values recur, and Decimal is slow.
     """
     rounded = Decimal(repr(float(value))).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
     return int(rounded) if rounded == rounded.to_integral_value() else float(rounded)

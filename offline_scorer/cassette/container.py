@@ -356,7 +356,7 @@ def _parse_frame(buf: bytes | mmap.mmap, pos: int, size: int) -> tuple[bytes, by
         present, needed = size - pos, OVERHEAD + length
         raise _Damage(f"truncated frame (the file ends {present} bytes into a frame of {needed})")
     (crc,) = _CRC.unpack_from(buf, end - _CRC.size)
-    if zlib.crc32(buf[pos + len(MARKER) : end - _CRC.size]) != crc:
+    if zlib.crc32(memoryview(buf)[pos + len(MARKER) : end - _CRC.size]) != crc:
         raise _Damage("checksum mismatch")
     return kind, key, length
 

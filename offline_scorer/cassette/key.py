@@ -8,6 +8,7 @@ not an input, so it is stored beside the key rather than in it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 import msgpack
 
 from offline_scorer.grammar import request_grammar
-from offline_scorer.judge import JudgeIdentity, JudgeRequest
+from offline_scorer.judge import JudgeIdentity, JudgeRequest, SamplingSettings
 
 KEY_FORMAT = 1
 
@@ -49,12 +50,17 @@ class KeyParts:
         return hashlib.sha256(self.canonical()).digest()
 
 
+@functools.lru_cache(maxsize=64)
+def _sampling(settings: SamplingSettings) -> tuple[tuple[str, Any], ...]:
+    return tuple(sorted(settings.normalized().items()))
+
+
 def key_parts(request: JudgeRequest, identity: JudgeIdentity) -> KeyParts:
     return KeyParts(
         model_sha256=identity.model_sha256,
         chat_template_sha256=identity.chat_template_sha256,
         backend=identity.backend,
         messages=tuple((m.role, m.content) for m in request.messages),
-        sampling=tuple(sorted(request.sampling.normalized().items())),
+        sampling=_sampling(request.sampling),
         grammar=request_grammar(request.output_schema),
     )
