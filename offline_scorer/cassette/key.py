@@ -33,16 +33,16 @@ class KeyParts:
 
     def canonical(self) -> bytes:
         """Deterministic bytes: a msgpack array in fixed field order."""
-        return msgpack.packb(
-            [
+        return msgpack.packb(  # tuples pack as arrays, exactly like lists
+            (
                 self.key_format,
                 self.model_sha256,
                 self.chat_template_sha256,
                 self.backend,
-                [list(m) for m in self.messages],
-                [list(s) for s in self.sampling],
+                self.messages,
+                self.sampling,
                 self.grammar,
-            ],
+            ),
             use_bin_type=True,
         )
 
