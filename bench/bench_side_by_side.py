@@ -468,7 +468,10 @@ def print_report(summary: dict, meta: dict, replay: dict, cassette: dict,
 
     speed = summary["speedup_vs_deepeval"]
     overhead = summary["overhead_over_limit"]
-    replay_rate = (replay.get("figures") or {}).get("replay_evals_per_s_median")
+    replay_figures = replay.get("figures") or {}
+    replay_rates = [replay_figures.get(name) for name in
+                    ("cycled_evals_per_s_median", "distinct_evals_per_s_median")]
+    replay_rate = None if None in replay_rates else min(replay_rates)
     ours_invalid = summary["ours"]["invalid_total"]
     print("\n| goal | target | where it stands |")
     print("| --- | --- | --- |")
@@ -480,8 +483,9 @@ def print_report(summary: dict, meta: dict, replay: dict, cassette: dict,
     print(f"| live overhead over the decode limit | <= {GOAL_OVERHEAD:.0%} | "
           f"{fmt(overhead * 100 if not math.isnan(overhead) else NAN, '.1f')}%: "
           f"{verdict(None if math.isnan(overhead) else overhead <= GOAL_OVERHEAD)} |")
-    print(f"| replay from a cassette | >= {GOAL_REPLAY:,.0f} evaluations/s | "
-          f"{fmt(replay_rate, ',.0f')}: "
+    print(f"| replay from a cassette (cycled 12 pairs; 3,000 distinct) | "
+          f">= {GOAL_REPLAY:,.0f} evaluations/s | "
+          f"{' ; '.join(fmt(rate, ',.0f') for rate in replay_rates)}: "
           f"{verdict(None if replay_rate is None else replay_rate >= GOAL_REPLAY)} |")
     fig = cassette.get("figures") or {}
     if fig:
