@@ -258,6 +258,7 @@ def run_deepeval(args: argparse.Namespace, model_path: Path, pairs: list[dict],
         "--max-tokens", str(args.deepeval_max_tokens),
         "--eval-timeout", str(args.deepeval_timeout),
         "--repeat-index", str(repeat),
+        "--json-mode", args.deepeval_json_mode,
     ]
     env = dict(os.environ, DEEPEVAL_TELEMETRY_OPT_OUT="YES", DEEPEVAL_DISABLE_DOTENV="1",
                DEEPEVAL_UPDATE_WARNING_OPT_IN="0")
@@ -421,8 +422,10 @@ def verdict(ok: bool | None) -> str:
 
 def print_report(summary: dict, meta: dict, replay: dict, cassette: dict,
                  deepeval_runs: list[dict]) -> None:
+    how = {"parse": "prompt + parse JSON",
+           "grammar": "JSON schema enforced by llama.cpp's GBNF"}[meta["deepeval_json_mode"]]
     names = {"ours": "offline-scorer live (grammar-constrained)",
-             "deepeval": "DeepEval SummarizationMetric (prompt + parse JSON)",
+             "deepeval": f"DeepEval SummarizationMetric ({how})",
              "limit": "decode limit (raw llama.cpp, unconstrained, same prompts and n)"}
     print(f"## Side by side: {meta['pairs']} pair(s) x {meta['repeat']} repeat(s), "
           f"{meta['threads']} thread(s), model {meta['model']}\n")
@@ -458,8 +461,12 @@ def print_report(summary: dict, meta: dict, replay: dict, cassette: dict,
     schemas = meta.get("deepeval_schemas") or {}
     if schemas:
         passed = ", ".join(f"{name} x{count}" for name, count in schemas.items())
+        enforced = ("the schema is not enforced (no grammar), DeepEval parses the returned text"
+                    if meta["deepeval_json_mode"] == "parse" else
+                    "each schema went to llama-cpp-python as a JSON-schema response_format "
+                    "(GBNF) and generate returned the validated instance")
         print(f"DeepEval called the model as generate(prompt, schema=<pydantic class>): {passed}; "
-              "the schema is not enforced (no grammar), DeepEval parses the returned text.")
+              f"{enforced}.")
     print("\n| ratio | value |")
     print("| --- | ---: |")
     print(f"| ours / DeepEval (s/eval) | {fmt(summary['ours_over_deepeval'], '.3f')} |")
@@ -548,6 +555,9 @@ def main() -> None:
                         help="max_tokens of each DeepEval model call")
     parser.add_argument("--deepeval-timeout", type=float, default=900.0,
                         help="seconds per DeepEval evaluation (checked before each call)")
+    parser.add_argument("--deepeval-json-mode", choices=("parse", "grammar"), default="parse",
+                        help="parse: DeepEval parses JSON out of free text; grammar: "
+                        "llama-cpp-python enforces each DeepEval schema (JSON confinement)")
     parser.add_argument("--replay-seconds", type=float, default=10.0)
     args = parser.parse_args()
     args.threads = args.threads or default_threads()
@@ -604,6 +614,7 @@ def main() -> None:
         "ours_warmup_s": ours_warmup_s,
         "deepeval_max_tokens": args.deepeval_max_tokens,
         "deepeval_timeout": args.deepeval_timeout,
+        "deepeval_json_mode": args.deepeval_json_mode,
         "deepeval_chat_format": de_rows[0]["chat_format"] if de_rows else None,
         "deepeval_load_s": median([row["model_load_s"] for row in de_rows]),
         "deepeval_schemas": schema_counts(de_rows),

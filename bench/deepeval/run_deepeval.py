@@ -3,14 +3,22 @@
 Runs in DeepEval's own virtual environment (bench/deepeval/.venv, made by setup.sh), never in
 offline-scorer's. The judge is what a typical DeepEval user writes for a local model: a
 `DeepEvalBaseLLM` whose `generate` sends DeepEval's prompt to `Llama.create_chat_completion`
-(temperature 0, the GGUF's own chat template) and returns the text. DeepEval passes a pydantic
-`schema=` to `generate`; it is accepted and NOT turned into a grammar: DeepEval then parses the
-JSON out of the text itself (`trimAndLoadJson`), as it does for any custom model that returns a
-string. Every parse failure is counted; DeepEval does not retry one, the evaluation fails.
+(temperature 0, the GGUF's own chat template). DeepEval passes a pydantic `schema=` to
+`generate`; what happens to it depends on --json-mode:
+
+- parse (default): the schema is accepted and NOT turned into a grammar; the text goes back and
+  DeepEval parses the JSON out of it (`trimAndLoadJson`), as for any custom model that returns a
+  string.
+- grammar: what DeepEval's custom-LLM guide recommends for small models ("JSON confinement"):
+  the schema goes to llama-cpp-python as `response_format={"type": "json_object", "schema": ...}`
+  (llama.cpp's GBNF sampler), and `generate` returns the validated schema instance. An answer cut
+  at max_tokens still fails validation.
+
+Every parse failure is counted; DeepEval does not retry one, the evaluation fails.
 
     bench/deepeval/.venv/bin/python bench/deepeval/run_deepeval.py --model PATH.gguf \
         [--pairs-file fixtures/pairs.jsonl] [--pairs N] [--threads T] [--max-tokens 1024] \
-        [--eval-timeout 900]
+        [--eval-timeout 900] [--json-mode parse|grammar]
 
 stdout: one JSON object per evaluation (nothing else); stderr: progress and DeepEval's own output.
 Telemetry is opted out, .env loading is off, and any attempt to open a network connection is
@@ -151,10 +159,12 @@ def make_model_class() -> type:
     class LlamaCppJudge(DeepEvalBaseLLM):
         """A local GGUF through llama-cpp-python's chat completion: prompt in, text out."""
 
-        def __init__(self, model_path: str, threads: int, max_tokens: int) -> None:
+        def __init__(self, model_path: str, threads: int, max_tokens: int,
+                     json_mode: str = "parse") -> None:
             self.model_path = model_path
             self.threads = threads
             self.max_tokens = max_tokens
+            self.json_mode = json_mode
             super().__init__(model=Path(model_path).name)
 
         def load_model(self) -> Any:
@@ -183,18 +193,24 @@ def make_model_class() -> type:
         def get_model_name(self) -> str:
             return f"llama-cpp-python:{Path(self.model_path).name}"
 
-        def generate(self, prompt: str, schema: Any = None) -> str:
+        def generate(self, prompt: str, schema: Any = None) -> Any:
             if COUNTERS.deadline is not None and time.perf_counter() > COUNTERS.deadline:
                 raise EvaluationTimeoutError(
                     f"evaluation timed out after {len(COUNTERS.calls)} model call(s)"
                 )
             self._evals = []
+            confined = self.json_mode == "grammar" and schema is not None
+            extra: dict[str, Any] = {}
+            if confined:  # llama-cpp-python turns the JSON schema into a llama.cpp GBNF grammar
+                extra["response_format"] = {"type": "json_object",
+                                            "schema": schema.model_json_schema()}
             started = time.perf_counter()
             try:
                 response = self.model.create_chat_completion(
                     messages=[{"role": "user", "content": prompt}],
                     temperature=0.0,
                     max_tokens=self.max_tokens,
+                    **extra,
                 )
             except TypeError as error:
                 # DeepEval's generate_with_schema retries a TypeError without `schema`: keep a
@@ -215,9 +231,19 @@ def make_model_class() -> type:
                 "text_head": text[:160],
                 "text_tail": text[-160:],
             })
-            return text
+            if not confined:
+                return text
+            # DeepEval's guide for custom models: return the schema instance, not text.
+            COUNTERS.parse_attempts += 1
+            try:
+                return schema.model_validate_json(text)
+            except ValueError as error:  # pydantic's ValidationError is a ValueError
+                COUNTERS.parse_failures.append(f"{type(error).__name__}: {error}"[:300])
+                raise ValueError(f"invalid JSON under the grammar "
+                                 f"(finish_reason {choice.get('finish_reason')}): "
+                                 f"{str(error).splitlines()[0]}") from None
 
-        async def a_generate(self, prompt: str, schema: Any = None) -> str:
+        async def a_generate(self, prompt: str, schema: Any = None) -> Any:
             return self.generate(prompt, schema=schema)
 
     return LlamaCppJudge
@@ -257,6 +283,9 @@ def main() -> None:
     parser.add_argument("--eval-timeout", type=float, default=900.0,
                         help="seconds per evaluation; checked before each model call")
     parser.add_argument("--repeat-index", type=int, default=0, help="echoed in each line")
+    parser.add_argument("--json-mode", choices=("parse", "grammar"), default="parse",
+                        help="parse: DeepEval parses the text (no grammar); grammar: each "
+                        "schema is enforced by llama-cpp-python's JSON-schema response_format")
     args = parser.parse_args()
 
     # Everything DeepEval or rich prints goes to stderr; stdout carries only our JSON lines.
@@ -279,7 +308,7 @@ def main() -> None:
         pairs = pairs[: args.pairs]
 
     started = time.perf_counter()
-    model = make_model_class()(args.model, args.threads, args.max_tokens)
+    model = make_model_class()(args.model, args.threads, args.max_tokens, args.json_mode)
     load_s = time.perf_counter() - started
     common = {
         "system": "deepeval",
@@ -289,6 +318,7 @@ def main() -> None:
         "chat_format": model.model.chat_format,
         "threads": args.threads,
         "max_tokens_per_call": args.max_tokens,
+        "json_mode": args.json_mode,
         "eval_timeout_s": args.eval_timeout,
         "model_load_s": round(load_s, 3),
     }
