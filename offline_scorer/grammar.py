@@ -61,12 +61,13 @@ class _Builder:
 
     def string(self, node: Mapping[str, Any], name: str) -> str:
         try:
-            char_name, char_body, body = _string_rule(
+            char_name, char_body, repeat = _string_rule(
                 node.get("minLength", 0), node.get("maxLength"), node.get("pattern")
             )
         except GrammarError as error:
             raise GrammarError(f"{name}: {error}") from None
-        return self.add(name, body.replace("{char}", self.add(char_name, char_body)))
+        char = self.add(char_name, char_body)
+        return self.add(name, f'"\\"" {char}{repeat} "\\""')
 
     def array(self, node: Mapping[str, Any], name: str) -> str:
         if "prefixItems" in node:
@@ -122,7 +123,7 @@ class _Builder:
 
 @functools.lru_cache(maxsize=64)
 def _string_rule(low: int, high: int | None, pattern: str | None) -> tuple[str, str, str]:
-    """(char rule name, char rule body, string rule body with a `{char}` slot) for a string node.
+    """(char rule name, char rule body, `{low,high}` repetition) for a string node.
 
     Cached by the node's bounds: coverage schemas repeat one string node per question, and
     replay compiles a new coverage grammar per evaluation.
@@ -138,7 +139,7 @@ def _string_rule(low: int, high: int | None, pattern: str | None) -> tuple[str, 
     return (
         f"char-no-{_rule_safe(forbidden)}" if forbidden else "char",
         f'[^"\\\\\\x00-\\x1F{forbidden}] | "\\\\" ["\\\\/nt]',
-        f'"\\"" {{char}}{{{int(low)},{int(high)}}} "\\""',
+        f"{{{int(low)},{int(high)}}}",
     )
 
 

@@ -151,8 +151,11 @@ class _Damage(Exception):
 
 
 # --------------------------------------------------------------------------------------------
-# Payload values: one canonicaliser serves both writing (deterministic bytes) and reading
-# (strict validation of untrusted data).
+# Payload values, one set of type rules: writing canonicalises (`_canonical`: validated, keys
+# sorted, deterministic bytes); reading validates untrusted data in place (`_check`, below
+# `_decode`), because reading is the replay hot path and needs no copy.
+
+_ALLOWED = "only None, bool, int, float, str, list and str-keyed dict"
 
 
 def _canonical(value: object, depth: int, where: str) -> object:
@@ -184,8 +187,7 @@ def _canonical(value: object, depth: int, where: str) -> object:
         items.sort(key=lambda pair: pair[0])
         return {key: _canonical(item, depth + 1, f"{where}[{key!r}]") for key, item in items}
     raise TypeError(
-        f"{where}: {type(value).__name__} not allowed "
-        "(only None, bool, int, float, str, list and str-keyed dict)"
+        f"{where}: {type(value).__name__} not allowed ({_ALLOWED})"
     )
 
 
@@ -253,8 +255,7 @@ def _check(value: object, depth: int) -> None:
     if kind in _SCALARS:
         return
     if kind is not list and kind is not dict:
-        raise _TypeRule(f"{kind.__name__} not allowed (only None, bool, int, float, str, list "
-                        "and str-keyed dict)")
+        raise _TypeRule(f"{kind.__name__} not allowed ({_ALLOWED})")
     if depth > MAX_DEPTH:
         raise _TypeRule(f"nested deeper than {MAX_DEPTH} levels")
     items = value.items() if kind is dict else enumerate(value)  # type: ignore[attr-defined]
