@@ -232,10 +232,12 @@ def grammars_regenerate(directory: Path, check: bool) -> None:
 
 
 def _register_subgroups() -> None:
+    from offline_scorer.cli_calibrate import calibrate_command
     from offline_scorer.cli_cassette import cassette
     from offline_scorer.cli_eval import eval_command
     from offline_scorer.cli_report import report
 
+    cli.add_command(calibrate_command)
     cli.add_command(cassette)
     cli.add_command(eval_command)
     cli.add_command(report)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from collections import Counter
@@ -71,10 +72,13 @@ def dump(path: Path) -> None:
                 "model_sha256": ex.parts.model_sha256,
                 "chat_template_sha256": ex.parts.chat_template_sha256,
                 "backend": ex.parts.backend,
+                "verdict_threshold": ex.parts.verdict_threshold,
                 "sampling": dict(ex.parts.sampling),
                 "messages": [{"role": r, "content": c} for r, c in ex.parts.messages],
                 "grammar": ex.parts.grammar,
                 "response": ex.text,
+                "verdict_probabilities": None if ex.completion.verdict_probabilities is None
+                else list(ex.completion.verdict_probabilities),
                 "meta": dict(ex.meta),
             }
             click.echo(json.dumps(record, ensure_ascii=False))
@@ -115,7 +119,7 @@ def _verify_live(cas: CassetteFile, threads: int | None) -> None:
 
     registry = load_registry()
     by_sha = {spec.sha256: spec for spec in registry.models.values() if spec.sha256}
-    judges: dict[str, LlamaJudge] = {}
+    judges: dict[tuple[str, float | None], LlamaJudge] = {}
     same, drifted = 0, []
     for ex in _exchanges(cas):
         spec = by_sha.get(ex.parts.model_sha256)
@@ -123,8 +127,11 @@ def _verify_live(cas: CassetteFile, threads: int | None) -> None:
             drifted.append(f"{ex.key.hex()[:12]} {ex.step}: model {ex.parts.model_sha256[:12]} "
                            "is not in the registry")
             continue
-        judge = judges.get(spec.name) or judges.setdefault(
-            spec.name, LlamaJudge(spec, threads=threads))
+        threshold = ex.parts.verdict_threshold
+        if threshold is not None:
+            spec = dataclasses.replace(spec, verdict_threshold=threshold)
+        judge = judges.get((spec.name, threshold)) or judges.setdefault(
+            (spec.name, threshold), LlamaJudge(spec, threads=threads))
         if judge.identity.chat_template_sha256 != ex.parts.chat_template_sha256 or \
                 judge.identity.backend != ex.parts.backend:
             drifted.append(f"{ex.key.hex()[:12]} {ex.step}: template or backend changed")
@@ -132,11 +139,19 @@ def _verify_live(cas: CassetteFile, threads: int | None) -> None:
         sampling = dict(ex.parts.sampling)
         settings = SamplingSettings(temperature=sampling["temperature"],
                                     seed=sampling["seed"] or 0,
-                                    max_tokens=sampling["max_tokens"])
+                                    max_tokens=sampling["max_tokens"],
+                                    no_repeat_ngram=sampling.get("no_repeat_ngram", 0),
+                                    no_copy=tuple(sampling.get("no_copy", ())))
         messages = [Message(role, content) for role, content in ex.parts.messages]
-        text = judge.generate(ex.step, messages, ex.parts.grammar, settings).text
-        if text == ex.text:
+        generation = judge.generate(ex.step, messages, ex.parts.grammar, settings)
+        text = generation.text
+        recorded_p = ex.completion.verdict_probabilities
+        if text == ex.text and (recorded_p is None or generation.verdict_probabilities
+                                == recorded_p):
             same += 1
+        elif text == ex.text:
+            drifted.append(f"{ex.key.hex()[:12]} {ex.step}: same text, different verdict "
+                           "probabilities")
         else:
             at = next((i for i, (a, b) in enumerate(zip(text, ex.text, strict=False)) if a != b),
                       min(len(text), len(ex.text)))
@@ -165,7 +180,7 @@ def merge(output: Path, inputs: tuple[Path, ...]) -> None:
                     if out.get_exchange(ex.key) is not None:
                         skipped += 1
                         continue
-                    out.append_exchange(ex.key, to_payload(out, ex.step, ex.parts, ex.text,
+                    out.append_exchange(ex.key, to_payload(out, ex.step, ex.parts, ex.completion,
                                                            ex.meta))
                     added += 1
     click.echo(f"{output}: added {added} exchange(s), skipped {skipped} already present")

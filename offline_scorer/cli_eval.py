@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
@@ -23,17 +23,33 @@ import click
 from offline_scorer.cli_options import judge_options
 from offline_scorer.datasets import DataItem, RowError, load_dataset
 from offline_scorer.errors import InputError
-from offline_scorer.evals import ItemResult, evaluate_item, item_context, item_digest
+from offline_scorer.evals import (
+    ItemResult,
+    dump_line,
+    evaluate_item,
+    item_context,
+    item_digest,
+    with_metadata,
+)
 from offline_scorer.options import ScorerOptions
 from offline_scorer.scorer import SummarizationScorer
 
 
-def _existing_prefix(out: Path, expected: Sequence[tuple[str, str]]) -> tuple[int, int]:
-    """(matching lines, their byte length) of an existing results file; refuses a mismatch."""
+def _existing_prefix(
+    out: Path, expected: Sequence[tuple[str, str, Mapping[str, Any]]]
+) -> tuple[list[bytes], bool]:
+    """The lines of an existing results file that match the data, each brought up to date.
+
+    A line matches its item by id and content digest. Its metadata is taken from the data (it
+    never changes a score): a line written before results lines carried metadata gains the
+    key, and an edited label replaces the old one. Returns the kept lines (without their line
+    breaks) and whether any of them differs from the file's bytes. Refuses a mismatch.
+    """
     data = out.read_bytes()
     lines = data.split(b"\n")
     complete = lines[:-1]  # the last piece is empty, or a torn line from a killed run
-    size = 0
+    kept: list[bytes] = []
+    changed = False
     for number, raw in enumerate(complete):
         try:
             record = json.loads(raw)
@@ -41,14 +57,34 @@ def _existing_prefix(out: Path, expected: Sequence[tuple[str, str]]) -> tuple[in
         except (ValueError, KeyError, TypeError):
             raise InputError(f"{out}: line {number + 1} is not a results line; use another "
                              "--out, or --overwrite to start again") from None
-        if number >= len(expected) or found != expected[number]:
+        if number >= len(expected) or found != expected[number][:2]:
             raise InputError(
                 f"{out}: line {number + 1} (id {found[0]!r}) does not match item "
                 f"{number + 1} of the data (changed data or options?); use another --out, or "
                 "--overwrite to start again"
             )
-        size += len(raw) + 1
-    return len(complete), size
+        line = dump_line(with_metadata(record, expected[number][2])).encode("utf-8")
+        if line != raw:
+            changed = True
+            raw = line
+        kept.append(raw)
+    return kept, changed
+
+
+def _rewrite(out: Path, lines: Sequence[bytes]) -> int:
+    """Replace `out` by `lines` atomically (a crash leaves the old file or the new one)."""
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    data = b"".join(line + b"\n" for line in lines)
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, out)
+    except OSError as error:
+        tmp.unlink(missing_ok=True)
+        raise InputError(f"cannot update {out}: {error.strerror or error}") from None
+    return len(data)
 
 
 class _Writer:
@@ -122,8 +158,13 @@ def run_eval_command(
     judge, _spec = open_judge(settings)
     scorer = SummarizationScorer(judge, options)
     context = item_context([scorer])
-    expected = [(item.id, item_digest(item, context)) for item in items]
-    done, keep = _existing_prefix(out, expected) if (resume and out.exists()) else (0, 0)
+    expected = [(item.id, item_digest(item, context),
+                 item.metadata if isinstance(item, DataItem) else {}) for item in items]
+    done, keep = 0, 0
+    if resume and out.exists():
+        kept, changed = _existing_prefix(out, expected)
+        done = len(kept)
+        keep = _rewrite(out, kept) if changed else sum(len(line) + 1 for line in kept)
     todo = items[done:]
     writer = _Writer(out, keep)
     bar = None

@@ -21,8 +21,17 @@ from offline_scorer.report import aggregate, format_table, read_results, render_
 @click.option("--json", "as_json", is_flag=True,
               help="Print the aggregate as JSON instead of the table.")
 @click.option("--no-html", is_flag=True, help="Do not write the HTML report.")
-def report(results: Path, html_path: Path | None, as_json: bool, no_html: bool) -> None:
-    """Aggregate a results file (JSON Lines from a batch run) and write an HTML report."""
+@click.option("--label", "label", default=None, metavar="FIELD",
+              help="Metadata field holding the human label [default: the first of faithful, "
+                   "label, human_score that the rows have].")
+def report(results: Path, html_path: Path | None, as_json: bool, no_html: bool,
+           label: str | None) -> None:
+    """Aggregate a results file (JSON Lines from a batch run) and write an HTML report.
+
+    When the data rows carried a label (true/false or 0/1 for faithful, or a number), judge-
+    quality figures are added: ROC AUC, balanced accuracy or Spearman, with bootstrap
+    intervals.
+    """
     if no_html and html_path is not None:
         raise InputError("--html and --no-html contradict each other; give one of them")
     if html_path is None and not no_html:
@@ -31,7 +40,11 @@ def report(results: Path, html_path: Path | None, as_json: bool, no_html: bool) 
             raise InputError(f"the default HTML path would overwrite {results}; choose one "
                              "with --html")
     items = read_results(results)
-    agg = aggregate(items)
+    try:
+        agg = aggregate(items, label)
+    except InputError as error:
+        raise InputError(f"{results}: {error}" if label is None
+                         else f"--label {label}: {error}") from None
     if html_path is not None:
         write_html(render_html(items, agg, f"Evaluation report: {results.name}"), html_path,
                    results)

@@ -10,25 +10,39 @@ import csv
 import hashlib
 import io
 import json
+import math
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from offline_scorer.errors import InputError
 
+CONTENT_FIELDS = ("id", "source", "summary", "input", "output")
+
 
 @dataclass(frozen=True)
 class DataItem:
-    """One thing to evaluate: a Mastra run (input, output), or plain source/summary texts."""
+    """One thing to evaluate: a Mastra run (input, output), or plain source/summary texts.
+
+    `metadata` holds every other field of the row (labels, domains, notes), JSON-ready, in row
+    order; it travels into the results line and is never shown to the judge.
+    """
 
     id: str
     line: int | None = None
     input: Any = None
     output: Any = None
     has_output: bool = True
+    metadata: Mapping[str, Any] = field(default_factory=dict)
 
     def content(self) -> Any:
+        """What decides the item's result, for the resume digest.
+
+        Metadata is left out on purpose: it cannot change a score, so a row's digest is the
+        same with or without extra fields (digests written before metadata existed still
+        match), and `--resume` takes the metadata of kept lines from the data instead.
+        """
         return {"input": self.input, "output": self.output if self.has_output else None}
 
 
@@ -42,26 +56,71 @@ class RowError:
     raw: bytes = b""
 
 
+def _jsonable(value: Any, name: str) -> Any:
+    """A metadata value as JSON can carry it: mappings with string keys, lists, scalars.
+
+    Rows read from files are JSON already; rows given to `run_evals` may hold other objects,
+    which become their `repr`. NaN and infinities are refused: a results line must stay JSON.
+    """
+    if value is None or isinstance(value, str | bool | int):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InputError(f"field '{name}' holds {value}, which JSON cannot carry")
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v, name) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v, name) for v in value]
+    return repr(value)
+
+
+def row_metadata(row: Mapping[str, Any]) -> dict[str, Any]:
+    """Every field of a row but the content fields, in row order.
+
+    A field named `metadata` that holds an object is unpacked: its keys join the others at its
+    place in the row. A key given both at the top level and inside `metadata` keeps the
+    top-level value (at the place it first appears), so a column added next to a nested object
+    overrides it. A `metadata` field that is not an object is kept as is, under that name.
+    """
+    top = {str(k): v for k, v in row.items() if k not in CONTENT_FIELDS and k != "metadata"}
+    out: dict[str, Any] = {}
+    for key, value in row.items():
+        if key in CONTENT_FIELDS:
+            continue
+        if key == "metadata" and isinstance(value, Mapping):
+            for inner, inner_value in value.items():
+                name = str(inner)
+                if name not in out:
+                    out[name] = _jsonable(top.get(name, inner_value), name)
+            continue
+        if str(key) not in out:
+            out[str(key)] = _jsonable(value, str(key))
+    return out
+
+
 def item_from_mapping(row: Mapping[str, Any], line: int | None, fallback_id: str) -> DataItem:
-    """`{id, source, summary}` or Mastra's `{id, input, output}`; raises InputError otherwise."""
+    """`{id, source, summary}` or Mastra's `{id, input, output}`, any other fields becoming
+    metadata; raises InputError otherwise."""
     row_id = row.get("id", fallback_id)
     if isinstance(row_id, int) and not isinstance(row_id, bool):
         row_id = str(row_id)
     if not isinstance(row_id, str) or not row_id:
         raise InputError("'id' must be a non-empty string or an integer")
     if "source" in row or "summary" in row:
+        if "input" in row or "output" in row:
+            raise InputError("a row has 'source' and 'summary', or Mastra's 'input' and "
+                             "'output', not both")
         for name in ("source", "summary"):
             if not isinstance(row.get(name), str):
                 raise InputError(f"'{name}' must be a string" if name in row
                                  else f"missing field '{name}'")
-        extra = set(row) - {"id", "source", "summary", "kind", "metadata"}
-        if extra:
-            raise InputError(f"unexpected field(s) {', '.join(sorted(extra))}")
-        return DataItem(id=row_id, line=line, input=row["source"], output=row["summary"])
+        return DataItem(id=row_id, line=line, input=row["source"], output=row["summary"],
+                        metadata=row_metadata(row))
     if "input" not in row:
         raise InputError("a row needs 'source' and 'summary', or Mastra's 'input' (and 'output')")
     return DataItem(id=row_id, line=line, input=row["input"], output=row.get("output"),
-                    has_output="output" in row)
+                    has_output="output" in row, metadata=row_metadata(row))
 
 
 def _jsonl(data: bytes) -> Iterator[DataItem | RowError]:
@@ -88,8 +147,9 @@ def _jsonl(data: bytes) -> Iterator[DataItem | RowError]:
         try:
             yield item_from_mapping(row, number, fallback)
         except InputError as error:
-            row_id = row.get("id") if isinstance(row.get("id"), str) and row.get("id") else fallback
-            yield RowError(row_id, number, f"line {number}: {error}", raw)
+            given = row.get("id")
+            yield RowError(given if isinstance(given, str) and given else fallback, number,
+                           f"line {number}: {error}", raw)
 
 
 def _csv(data: bytes) -> Iterator[DataItem | RowError]:

@@ -34,6 +34,7 @@ class ItemResult:
     digest: str
     results: Mapping[str, ScorerResult] = field(default_factory=dict)
     error: ItemError | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -55,8 +56,32 @@ class ItemResult:
             "result": result.to_dict() if result is not None else None,
             "error": None if self.error is None else {"type": self.error.type,
                                                       "message": self.error.message},
+            "metadata": dict(self.metadata),
         }
-        return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        return dump_line(record)
+
+
+def dump_line(record: Mapping[str, Any]) -> str:
+    """The bytes of a results line (compact JSON, UTF-8 text kept as is)."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+
+def with_metadata(record: Mapping[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """A parsed results line with its "metadata" set, in its place right after "error".
+
+    `--resume` uses it to bring kept lines up to date: lines written before results lines had
+    metadata lack the key, and a row's metadata may have been edited since (it never changes a
+    score, so the line is still valid).
+    """
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        if key == "metadata":
+            continue
+        out[key] = value
+        if key == "error":
+            out["metadata"] = dict(metadata)
+    out.setdefault("metadata", dict(metadata))
+    return out
 
 
 @dataclass
@@ -132,6 +157,7 @@ def evaluate_item(
     key = item_digest(item, context)
     if isinstance(item, RowError):
         return ItemResult(item.id, item.line, key, error=ItemError("InputError", item.message))
+    meta = item.metadata
     try:
         if target is not None:
             output = target(item.input)
@@ -145,13 +171,13 @@ def evaluate_item(
         raise
     except OfflineScorerError as error:
         return ItemResult(item.id, item.line, key, error=ItemError(type(error).__name__,
-                                                                   str(error)))
+                                                                   str(error)), metadata=meta)
     except Exception as error:  # a user's target failing is that item's failure
         if target is None:
             raise
-        return ItemResult(item.id, item.line, key,
+        return ItemResult(item.id, item.line, key, metadata=meta,
                           error=ItemError(type(error).__name__, f"target raised: {error}"))
-    return ItemResult(item.id, item.line, key, results=results)
+    return ItemResult(item.id, item.line, key, results=results, metadata=meta)
 
 
 def run_evals(

@@ -70,6 +70,8 @@ class _Builder:
         return self.add(name, f'"\\"" {char}{repeat} "\\""')
 
     def array(self, node: Mapping[str, Any], name: str) -> str:
+        if node.get("uniqueItems"):
+            return self.subset(node, name)
         if "prefixItems" in node:
             if node.get("items", True) is not False:
                 raise GrammarError(f"{name}: prefixItems need items: false")
@@ -91,6 +93,40 @@ class _Builder:
             body += ' | "[]"'
         return self.add(name, body)
 
+    def subset(self, node: Mapping[str, Any], name: str) -> str:
+        """Distinct items of an enum, in the enum's order: each set has one spelling.
+
+        Rule `name-I-C` reads "C items taken, the next one comes from choice I on"; it either
+        takes choice I, skips it, or closes the array. The rules grow with choices x maxItems.
+        """
+        choices = node.get("items", {}).get("enum")
+        if not isinstance(choices, list) or len(set(map(_JSON.encode, choices))) != len(choices):
+            raise GrammarError(f"{name}: uniqueItems needs items with an enum of distinct values")
+        low, high = int(node.get("minItems", 0)), node.get("maxItems")
+        if high is None:
+            raise GrammarError(f"{name}: arrays must carry maxItems (bounded decoding)")
+        high = min(int(high), len(choices))
+        if low > high:
+            raise GrammarError(f"{name}: minItems {low} exceeds the {high} items available")
+        literals = [self.add(f"{name}-choice-{i}", _literal(_JSON.encode(choice)))
+                    for i, choice in enumerate(choices)]
+
+        def state(index: int, taken: int) -> str:
+            rule = f"{name}-{index}-{taken}"
+            if rule in self.rules:
+                return rule
+            self.rules[rule] = ""  # reserve the name: bodies refer to later states only
+            options = ['"]"'] if taken >= low else []
+            if index < len(choices) and taken < high:
+                comma = '"," ' if taken else ""
+                options.append(f"{comma}{literals[index]} {state(index + 1, taken + 1)}")
+            if taken < high and index < len(choices) and len(choices) - index - 1 >= low - taken:
+                options.append(state(index + 1, taken))
+            self.rules[rule] = " | ".join(options)
+            return rule
+
+        return self.add(name, f'"[" {state(0, 0)}')
+
     def obj(self, node: Mapping[str, Any], name: str) -> str:
         if node.get("additionalProperties", True) is not False:
             raise GrammarError(f"{name}: objects must forbid additionalProperties")
@@ -109,6 +145,8 @@ class _Builder:
     def node(self, node: Mapping[str, Any], name: str) -> str:
         if "const" in node:
             return self.add(name, _literal(_JSON.encode(node["const"])))
+        if "enum" in node:
+            return self.add(name, " | ".join(_literal(_JSON.encode(v)) for v in node["enum"]))
         kind = node.get("type")
         if kind == "object":
             return self.obj(node, name)

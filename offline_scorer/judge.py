@@ -27,15 +27,24 @@ class SamplingSettings:
     temperature: float = 0.0
     seed: int = 0
     max_tokens: int = 1024
+    # Free text (where the grammar allows many tokens) may not repeat a run of this many tokens
+    # within itself, nor copy one from `no_copy`: a small model's loops and prompt-copying end
+    # in decoding. 0 turns both off.
+    no_repeat_ngram: int = 0
+    no_copy: tuple[str, ...] = ()
 
     def normalized(self) -> dict[str, Any]:
         """Settings as they affect output: the seed is irrelevant when decoding is greedy."""
         greedy = self.temperature == 0
-        return {
+        settings: dict[str, Any] = {
             "temperature": 0.0 if greedy else float(self.temperature),
             "seed": None if greedy else int(self.seed),
             "max_tokens": int(self.max_tokens),
         }
+        if self.no_repeat_ngram:
+            settings["no_repeat_ngram"] = int(self.no_repeat_ngram)
+            settings["no_copy"] = list(self.no_copy)
+        return settings
 
 
 @dataclass(frozen=True)
@@ -50,11 +59,39 @@ class JudgeRequest:
         return "\n".join(f"[{m.role}]\n{m.content}" for m in self.messages)
 
 
+@dataclass(frozen=True)
+class Usage:
+    """Token counts of one exchange; kept beside a recording, never part of its key."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    forced_tokens: int  # of completion_tokens, those the grammar allowed no alternative to
+
+
+@dataclass(frozen=True)
+class Completion:
+    """A judge's answer: the text, and what a model can say about its verdicts.
+
+    `verdict_probabilities` holds, for each boolean verdict in the answer in order, the model's
+    probability of `true` renormalised over what the grammar allowed there. A judge that cannot
+    observe probabilities (scripted, other backends) leaves it None; nothing downstream needs it.
+    """
+
+    text: str
+    verdict_probabilities: tuple[float, ...] | None = None
+    verdict_threshold: float | None = None  # the P(true) at or above which `true` was chosen
+    usage: Usage | None = None
+
+
 @runtime_checkable
 class Judge(Protocol):
-    def complete(self, request: JudgeRequest) -> str:
-        """The model's raw text for `request`."""
+    def complete(self, request: JudgeRequest) -> str | Completion:
+        """The model's answer for `request`: its text, or a Completion carrying more."""
         ...
+
+
+def as_completion(answer: str | Completion) -> Completion:
+    return answer if isinstance(answer, Completion) else Completion(answer)
 
 
 @dataclass(frozen=True)
@@ -64,3 +101,4 @@ class JudgeIdentity:
     model_sha256: str
     chat_template_sha256: str
     backend: str
+    verdict_threshold: float | None = None  # decoder's decision rule for boolean verdicts

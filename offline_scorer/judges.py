@@ -34,7 +34,8 @@ def default_cassette() -> Path:
 
 def pinned_identity(spec: ModelSpec) -> JudgeIdentity | None:
     if spec.sha256 and spec.chat_template_sha256:
-        return JudgeIdentity(spec.sha256, spec.chat_template_sha256, BACKEND_ID)
+        return JudgeIdentity(spec.sha256, spec.chat_template_sha256, BACKEND_ID,
+                             spec.verdict_threshold)
     return None
 
 

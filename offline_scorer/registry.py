@@ -25,7 +25,7 @@ REGISTRY_ENV = "OFFLINE_SCORER_MODELS"
 SHIPPED_REGISTRY = Path(__file__).with_name("data") / "models.toml"
 GGUF_TEMPLATE = "gguf"  # use the chat template stored in the GGUF file
 
-_FIELDS = {
+_FIELD_ORDER = (
     "description",
     "path",
     "package",
@@ -36,7 +36,10 @@ _FIELDS = {
     "gpu_layers",
     "chat_template",
     "chat_template_sha256",
-}
+    "verdict_threshold",
+)
+_FIELDS = frozenset(_FIELD_ORDER)
+DEFAULT_VERDICT_THRESHOLD = 0.5
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,8 @@ class ModelSpec:
     gpu_layers: int = 0
     chat_template: str = GGUF_TEMPLATE  # "gguf", or the Jinja template text itself
     chat_template_sha256: str | None = None
+    # P(true) at or above which a boolean verdict is `true`; set by `offline-scorer calibrate`
+    verdict_threshold: float = DEFAULT_VERDICT_THRESHOLD
     origin: str = ""  # where this entry was defined, for error messages
 
     def locate(self) -> Path:
@@ -87,6 +92,15 @@ class ModelSpec:
             )
         return path, actual
 
+    def to_entry(self) -> dict[str, Any]:
+        """This spec as a registry table, the fields it sets only (for writing a registry)."""
+        entry: dict[str, Any] = {}
+        for name in sorted(_FIELDS, key=_FIELD_ORDER.index):
+            value = str(self.path) if name == "path" and self.path else getattr(self, name)
+            if value is not None and value != "":
+                entry[name] = value
+        return entry
+
     @property
     def display_file(self) -> str:
         if self.path is not None:
@@ -118,6 +132,13 @@ def _entry(name: str, raw: Any, origin: Path) -> ModelSpec:
     for key in ("context_size", "gpu_layers", "size"):
         if key in values and (not isinstance(values[key], int) or values[key] < 0):
             raise ConfigError(f"{where}: {key} must be a whole number >= 0")
+    threshold = values.get("verdict_threshold", DEFAULT_VERDICT_THRESHOLD)
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not (
+        0 <= threshold <= 1
+    ):
+        raise ConfigError(f"{where}: verdict_threshold must be a number from 0 to 1")
+    if "verdict_threshold" in values:
+        values["verdict_threshold"] = float(threshold)
     for key in ("sha256", "chat_template_sha256"):
         value = values.get(key)
         if value is not None and (

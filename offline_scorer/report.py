@@ -17,11 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from offline_scorer.errors import InputError
+from offline_scorer.report_quality import judge_quality
 
 Item = dict[str, Any]
 
 LOWEST_COUNT = 5
 AXES = ("alignment", "coverage", "both", "none")
+# Every line has these; "metadata" (the data row's other fields) follows "error" in lines
+# written since rows keep their extra fields, and is optional so older files still read.
 _KEYS = ("id", "line", "digest", "status", "score", "alignment", "coverage", "limiting_axis",
          "result", "error")
 _NUMBERS = ("score", "alignment", "coverage")
@@ -129,6 +132,8 @@ def _check_item(item: dict[str, Any]) -> None:
         raise _LineError(f"'line' must be an integer or null, found {_json_type(line)}")
     if not isinstance(item["digest"], str):
         raise _LineError(f"'digest' must be a string, found {_json_type(item['digest'])}")
+    if "metadata" in item and not isinstance(item["metadata"], dict):
+        raise _LineError(f"'metadata' must be an object, found {_json_type(item['metadata'])}")
     status = item["status"]
     if status == "ok":
         _check_ok(item)
@@ -174,6 +179,33 @@ def _check_result(result: Any) -> None:
                 and isinstance(verdict.get("reason", ""), str)):
             raise _LineError(f"coverage verdict {n} in 'result' must have a string 'question', "
                              "a boolean 'answered' and a string 'reason'")
+    if result.get("verdictProbabilities") is not None:
+        _check_probabilities(result["verdictProbabilities"], len(pre["alignment"]),
+                             len(analyze["coverage"]))
+
+
+def _is_probability(value: Any) -> bool:
+    return _is_number(value) and 0 <= value <= 1
+
+
+def _check_probabilities(probabilities: Any, claims: int, questions: int) -> None:
+    """`verdictProbabilities`: absent or null (no probabilities), or the threshold and one
+    P(true) (or null) per alignment and per coverage verdict."""
+    where = "'result.verdictProbabilities'"
+    if not isinstance(probabilities, dict):
+        raise _LineError(f"{where} must be an object or null, found "
+                         f"{_json_type(probabilities)}")
+    threshold = probabilities.get("threshold", ...)
+    if threshold is ... or not (threshold is None or _is_probability(threshold)):
+        raise _LineError(f"{where} must have a 'threshold' that is a number from 0 to 1 or null")
+    for key, count, noun in (("alignment", claims, "alignment verdict"),
+                             ("coverage", questions, "coverage verdict")):
+        values = probabilities.get(key)
+        if not isinstance(values, list) or not all(v is None or _is_probability(v)
+                                                   for v in values):
+            raise _LineError(f"{where}.{key} must be an array of numbers from 0 to 1 or null")
+        if len(values) != count:
+            raise _LineError(f"{where}.{key} has {len(values)} entries for {count} {noun}s")
 
 
 def _check_error(item: dict[str, Any]) -> None:
@@ -228,8 +260,12 @@ def lowest_indices(items: Sequence[Mapping[str, Any]], count: int = LOWEST_COUNT
     return [index for _, index in ranked[:count]]
 
 
-def aggregate(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Run-level numbers over the ok items; failures are counted and listed, never averaged."""
+def aggregate(items: Sequence[Mapping[str, Any]], label: str | None = None) -> dict[str, Any]:
+    """Run-level numbers over the ok items; failures are counted and listed, never averaged.
+
+    "quality" holds judge-quality figures against the label in the items' metadata (the field
+    `label`, else the first of faithful, label, human_score found), or None without labels.
+    """
     ok = _ok_items(items)
     scores = [item["score"] for item in ok]
     limited_by = dict.fromkeys(AXES, 0)
@@ -255,6 +291,7 @@ def aggregate(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             {"id": item["id"], "line": item["line"], "error": item["error"]}
             for item in items if item["status"] == "error"
         ],
+        "quality": judge_quality(items, label),
     }
 
 
@@ -291,6 +328,8 @@ def format_table(agg: Mapping[str, Any]) -> str:
         f"coverage     mean {_num(agg['coverage_mean'])}",
         "limited by   " + "   ".join(f"{axis} {limited[axis]}" for axis in AXES),
     ]
+    if agg.get("quality"):
+        lines += ["", *_quality_lines(agg["quality"])]
     if agg["lowest"]:
         rows = [(str(n), _plain(row["id"], 40), _num(row["score"]), _num(row["alignment"]),
                  _num(row["coverage"]), row["limiting_axis"])
@@ -303,15 +342,77 @@ def format_table(agg: Mapping[str, Any]) -> str:
                      *(row[c].rjust(widths[c]) for c in (2, 3, 4)), row[5]]
             lines.append("  " + "  ".join(cells))
     if agg["failures"]:
-        rows = [(_plain(f["id"], 40), _num(f["line"]),
-                 _plain(f"{f['error']['type']}: {f['error']['message']}", 100))
-                for f in agg["failures"]]
-        header = ("id", "line", "error")
-        widths = [max(len(r[c]) for r in [header, *rows]) for c in range(2)]
+        failures = [(_plain(f["id"], 40), _num(f["line"]),
+                     _plain(f"{f['error']['type']}: {f['error']['message']}", 100))
+                    for f in agg["failures"]]
+        titles = ("id", "line", "error")
+        widths = [max(len(r[c]) for r in [titles, *failures]) for c in range(2)]
         lines += ["", "failures"]
-        for row in [header, *rows]:
-            lines.append(f"  {row[0].ljust(widths[0])}  {row[1].rjust(widths[1])}  {row[2]}")
+        for failure in [titles, *failures]:
+            lines.append(f"  {failure[0].ljust(widths[0])}  {failure[1].rjust(widths[1])}  "
+                         f"{failure[2]}")
     return "\n".join(lines) + "\n"
+
+
+def _interval(figure: Mapping[str, Any]) -> str:
+    if figure["low"] is None:
+        return "-"
+    return f"[{_num(figure['low'])}, {_num(figure['high'])}]"
+
+
+def _quality_rows(quality: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any], str]]:
+    """(name, figure, note) for each judge-quality figure, in the order they are shown."""
+    if quality["kind"] == "numeric":
+        return [("Spearman rho, score", quality["spearman_score"], ""),
+                ("Spearman rho, alignment", quality["spearman_alignment"], "")]
+    rows = [("ROC AUC, alignment", quality["auc_alignment"], ""),
+            ("ROC AUC, score", quality["auc_score"], "")]
+    minimum = quality["auc_min_p_supported"]
+    if minimum is not None:
+        rows.append(("ROC AUC, min P(supported)", minimum, f"{minimum['items']} items with "
+                     "verdict probabilities"))
+    rows.append((f"balanced accuracy, {quality['rule']}", quality["balanced_accuracy"], ""))
+    out = []
+    for name, figure, note in rows:
+        if figure["value"] is None:
+            note = "needs both classes" if quality["kind"] == "binary" else "needs varied values"
+        elif figure["resamples"] < quality["resamples"]:
+            note = ", ".join(filter(None, [note, f"interval from {figure['resamples']} of "
+                                                 f"{quality['resamples']} resamples"]))
+        out.append((name, figure, note))
+    return out
+
+
+def _quality_heading(quality: Mapping[str, Any]) -> tuple[str, str]:
+    """What was measured against, and what was left out, as two sentences."""
+    if quality["kind"] == "binary":
+        what = (f"label {quality['label']!r} (true = faithful): {quality['items']} items, "
+                f"{quality['positives']} true, {quality['negatives']} false")
+    else:
+        what = f"label {quality['label']!r} (a number): {quality['items']} items"
+    left = quality["excluded"]
+    return what, (f"left out: {left['failed']} failed, {left['missing']} without the label, "
+                  f"{left['invalid']} with an unusable value")
+
+
+def _quality_lines(quality: Mapping[str, Any]) -> list[str]:
+    what, left = _quality_heading(quality)
+    level = _num(quality["level"] * 100)
+    rows = [(name, _num(fig["value"]), _interval(fig), note)
+            for name, fig, note in _quality_rows(quality)]
+    header = ("figure", "value", f"{level}% interval", "")
+    widths = [max(len(r[c]) for r in [header, *rows]) for c in range(3)]
+    lines = ["judge quality", f"  {_plain(what)}", f"  {left}"]
+    for row in [header, *rows]:
+        lines.append(f"  {row[0].ljust(widths[0])}  {row[1].rjust(widths[1])}  "
+                     f"{row[2].ljust(widths[2])}  {row[3]}".rstrip())
+    if quality["kind"] == "binary":
+        c = quality["confusion"]
+        lines.append(f"  confusion, {quality['rule']}: tp {c['tp']}   fn {c['fn']}   "
+                     f"fp {c['fp']}   tn {c['tn']}   (positive = judged/labelled faithful)")
+    lines.append(f"  intervals: percentile bootstrap over items, {quality['resamples']} "
+                 f"resamples, seed {quality['seed']}")
+    return lines
 
 
 # --------------------------------------------------------------------------- HTML
@@ -427,10 +528,10 @@ def _scatter_svg(ok: Sequence[Mapping[str, Any]]) -> str:
     width, height = left + size + 24, upper + size + 96
     top_f = float(top)
 
-    def px(value: float | int) -> float:
+    def px(value: float | Decimal) -> float:
         return left + size * float(value) / top_f
 
-    def py(value: float | int) -> float:
+    def py(value: float | Decimal) -> float:
         return upper + size - size * float(value) / top_f
 
     out = [f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" '
@@ -623,6 +724,33 @@ def _lowest_html(items: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(out)
 
 
+def _quality_html(quality: Mapping[str, Any]) -> str:
+    what, left = _quality_heading(quality)
+    level = _num(quality["level"] * 100)
+    out = [f'<p class="sub">Against the {_esc(what)}; {_esc(left)}.</p>',
+           '<table class="quality"><thead><tr><th>figure</th><th class="num">value</th>'
+           f'<th class="num">{level}% interval</th><th></th></tr></thead><tbody>']
+    for name, figure, note in _quality_rows(quality):
+        out.append(f"<tr><th>{_esc(name)}</th><td class=\"num\">{_esc(_num(figure['value']))}"
+                   f'</td><td class="num">{_esc(_interval(figure))}</td>'
+                   f'<td class="why">{_esc(note)}</td></tr>')
+    out.append("</tbody></table>")
+    if quality["kind"] == "binary":
+        c = quality["confusion"]
+        out.append(f'<table class="confusion"><thead><tr><th>{_esc(quality["rule"])}</th>'
+                   '<th class="num">judged faithful</th><th class="num">judged not</th>'
+                   "</tr></thead><tbody>"
+                   f'<tr><th>labelled faithful</th><td class="num">{c["tp"]}</td>'
+                   f'<td class="num">{c["fn"]}</td></tr>'
+                   f'<tr><th>labelled not</th><td class="num">{c["fp"]}</td>'
+                   f'<td class="num">{c["tn"]}</td></tr></tbody></table>')
+    out.append(f'<p class="why">Intervals: percentile bootstrap over items, '
+               f'{quality["resamples"]} resamples, seed {quality["seed"]}. ROC AUC 0.5 is '
+               "chance; balanced accuracy is the mean of the rates on faithful and on "
+               "unfaithful items.</p>")
+    return "\n".join(out)
+
+
 def _failures_html(agg: Mapping[str, Any]) -> str:
     if not agg["failures"]:
         return '<p class="none">No failures.</p>'
@@ -670,6 +798,8 @@ def render_html(items: Sequence[Mapping[str, Any]], agg: Mapping[str, Any], titl
         f'<p class="sub">{agg["count"]} items: {agg["ok"]} scored, {agg["failed"]} failed.</p>',
         "<h2>Summary</h2>",
         _summary_html(agg),
+        *(["<h2>Judge quality</h2>", _quality_html(agg["quality"])] if agg.get("quality")
+          else []),
         "<h2>Distribution</h2>",
         charts,
         f"<h2>Lowest scores ({len(agg['lowest'])})</h2>",
@@ -684,12 +814,12 @@ def render_html(items: Sequence[Mapping[str, Any]], agg: Mapping[str, Any], titl
     return "\n".join(body)
 
 
-def write_report(results_path: str | os.PathLike[str],
-                 html_path: str | os.PathLike[str]) -> dict[str, Any]:
+def write_report(results_path: str | os.PathLike[str], html_path: str | os.PathLike[str],
+                 label: str | None = None) -> dict[str, Any]:
     """Read, aggregate and write the HTML in one call; returns the aggregate for printing."""
     results_path, html_path = Path(results_path), Path(html_path)
     items = read_results(results_path)
-    agg = aggregate(items)
+    agg = aggregate(items, label)
     write_html(render_html(items, agg, f"Evaluation report: {results_path.name}"), html_path,
                results_path)
     return agg

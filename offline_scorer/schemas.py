@@ -1,9 +1,10 @@
 """The judge's structured answers: pydantic models, and the bounded JSON schemas sent with requests.
 
 The models fix the structure (all fields required, no extra fields) and are what the scorer
-parses. The request schemas add decoding bounds on top of them (string lengths, list sizes, the
-questions a coverage answer must echo) so a constrained decoder always terminates. Bounds are
-derived from the models here, never written by hand.
+parses. The request schemas add decoding bounds on top of them (string lengths, list sizes) and
+grounding (the claims a preprocess answer must echo, the questions it may choose from, the
+questions a coverage answer must echo), so a constrained decoder always terminates and can only
+speak of the texts it is given. Bounds are derived from the models here, never written by hand.
 """
 
 from __future__ import annotations
@@ -18,8 +19,6 @@ from pydantic import BaseModel, ConfigDict
 
 # Decoding bounds: generous for summaries of a few sentences, tight enough that a looping small
 # model stops within seconds. Changing any of them changes grammars and cassette keys.
-MAX_CLAIMS = 8
-MAX_TEXT_CHARS = 120  # a claim or a question
 MAX_REASON_CHARS = 100  # why one verdict was given
 MAX_EXPLANATION_CHARS = 240  # the reason step's explanation
 NO_DIGITS_PATTERN = "^[^0-9]*$"  # the explanation cannot state numbers of its own
@@ -84,22 +83,39 @@ def _schema(model: type[BaseModel]) -> dict[str, Any]:
     return json.loads(_schema_json(model))  # a fresh copy: callers may modify it
 
 
-@functools.lru_cache(maxsize=64)
-def _preprocess_json(max_questions: int, max_claims: int) -> str:
+@functools.lru_cache(maxsize=1)
+def _preprocess_json() -> str:
     schema = _schema(PreprocessOutput)
-    alignment = schema["properties"]["alignment"]
-    alignment["maxItems"] = max_claims
-    claim = alignment["items"]["properties"]
-    _text(claim["claim"], MAX_TEXT_CHARS)
-    _text(claim["reason"], MAX_REASON_CHARS)
-    questions = schema["properties"]["questions"]
-    questions["maxItems"] = max_questions
-    _text(questions["items"], MAX_TEXT_CHARS)
+    _text(schema["properties"]["alignment"]["items"]["properties"]["reason"], MAX_REASON_CHARS)
     return json.dumps(schema)
 
 
-def preprocess_schema(max_questions: int, max_claims: int = MAX_CLAIMS) -> dict[str, Any]:
-    return json.loads(_preprocess_json(max_questions, max_claims))
+def preprocess_schema(
+    claims: Sequence[str], candidates: Sequence[str], max_questions: int
+) -> dict[str, Any]:
+    """One verdict per given claim, in order, echoing it; questions chosen from `candidates`.
+
+    Questions are a set drawn from the candidates (`uniqueItems` over an `enum`), as many as
+    `max_questions` allows and the source offers, so the judge chooses which facts to ask about
+    but cannot invent, cut or repeat one. Treat the result as read-only.
+    """
+    schema = json.loads(_preprocess_json())
+    alignment = schema["properties"]["alignment"]
+    item = alignment.pop("items")
+    properties = item["properties"]
+    prefix = [
+        {**item, "properties": {**properties, "claim": {"const": claim}}} for claim in claims
+    ]
+    alignment.update(prefixItems=prefix, items=False, minItems=len(prefix), maxItems=len(prefix))
+    count = min(max_questions, len(candidates))
+    schema["properties"]["questions"] = {
+        "type": "array",
+        "items": {"enum": list(candidates)},
+        "uniqueItems": True,
+        "minItems": count,
+        "maxItems": count,
+    }
+    return schema
 
 
 @functools.lru_cache(maxsize=1)

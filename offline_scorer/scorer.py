@@ -13,10 +13,15 @@ from pydantic import BaseModel, ValidationError
 
 from offline_scorer import prompts
 from offline_scorer.errors import GenerationError
-from offline_scorer.judge import Judge, JudgeRequest
+from offline_scorer.judge import Completion, Judge, JudgeRequest, as_completion
 from offline_scorer.options import ScorerOptions
 from offline_scorer.reason import compose_reason, facts
-from offline_scorer.result import AnalyzeStepResult, PreprocessStepResult, ScorerResult
+from offline_scorer.result import (
+    AnalyzeStepResult,
+    PreprocessStepResult,
+    ScorerResult,
+    VerdictProbabilities,
+)
 from offline_scorer.run_shapes import resolve_source, resolve_summary, split_run
 from offline_scorer.schemas import CoverageOutput, PreprocessOutput, ReasonOutput
 from offline_scorer.scoring import align_verdicts, score_verdicts
@@ -24,14 +29,17 @@ from offline_scorer.scoring import align_verdicts, score_verdicts
 Model = TypeVar("Model", bound=BaseModel)
 
 
-def _ask(judge: Judge, request: JudgeRequest, model: type[Model]) -> Model:
-    text = judge.complete(request)
-    if not isinstance(text, str):
+def _ask(judge: Judge, request: JudgeRequest, model: type[Model]) -> tuple[Model, Completion]:
+    answer = judge.complete(request)
+    if not isinstance(answer, str | Completion):
         raise GenerationError(
-            f"{request.step}: the judge returned {type(text).__name__}, expected the model's text"
+            f"{request.step}: the judge returned {type(answer).__name__}, expected the model's "
+            "text or a Completion"
         )
+    completion = as_completion(answer)
+    text = completion.text
     try:
-        return model.model_validate_json(text)
+        return model.model_validate_json(text), completion
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "answer"
@@ -40,6 +48,16 @@ def _ask(judge: Judge, request: JudgeRequest, model: type[Model]) -> Model:
             f"{request.step}: the judge's answer does not fit the schema ({where}: "
             f"{first['msg']}); answer starts {snippet!r}"
         ) from None
+
+
+def _probabilities(step: str, completion: Completion, verdicts: int) -> tuple[float, ...] | None:
+    """One P(true) per verdict of the answer, or None when the judge gave none."""
+    found = completion.verdict_probabilities
+    if found is not None and len(found) != verdicts:
+        raise GenerationError(
+            f"{step}: the judge gave {len(found)} verdict probabilities for {verdicts} verdicts"
+        )
+    return found
 
 
 class SummarizationScorer:
@@ -57,21 +75,43 @@ class SummarizationScorer:
         source = resolve_source(run_input, output, self.options)
         return self.score_texts(source, summary)
 
+    def claim_probabilities(self, run: Mapping[str, Any]) -> tuple[float, ...] | None:
+        """P(supported) of each claim of the run's summary (preprocess step only), or None when
+        the judge gives no probabilities: what calibrating a verdict threshold needs."""
+        run_input, output = split_run(run)
+        summary = resolve_summary(output)
+        source = resolve_source(run_input, output, self.options)
+        request = prompts.preprocess_request(source, summary, self.options.max_questions)
+        pre, completion = _ask(self.judge, request, PreprocessOutput)
+        return _probabilities("preprocess", completion, len(pre.alignment))
+
     def score_texts(self, source: str, summary: str) -> ScorerResult:
         """Score a summary against a source given as plain text."""
         max_questions = self.options.max_questions
-        pre = _ask(
+        pre, pre_completion = _ask(
             self.judge,
             prompts.preprocess_request(source, summary, max_questions),
             PreprocessOutput,
         )
+        supported_p = _probabilities("preprocess", pre_completion, len(pre.alignment))
         # A blank summary makes no claims, whatever a judge answers (live grammars enforce it).
         claims = pre.alignment if summary.strip() else []
         asked = pre.questions[:max_questions]
-        cov = _ask(self.judge, prompts.analyze_request(summary, asked), CoverageOutput)
+        cov, cov_completion = _ask(
+            self.judge, prompts.analyze_request(summary, asked), CoverageOutput
+        )
+        answered_p = _probabilities("analyze", cov_completion, len(cov.coverage))
         coverage = align_verdicts(asked, cov.coverage)
         outcome = score_verdicts(claims, asked, coverage, self.options.scale)
-        explained = _ask(self.judge, prompts.reason_request(facts(outcome)), ReasonOutput)
+        explained, _ = _ask(self.judge, prompts.reason_request(facts(outcome)), ReasonOutput)
+        probabilities = None
+        if supported_p is not None or answered_p is not None:
+            probabilities = VerdictProbabilities.aligned(
+                pre_completion.verdict_threshold
+                if supported_p is not None else cov_completion.verdict_threshold,
+                supported_p[: len(claims)] if supported_p is not None else None,
+                answered_p, len(claims), len(asked),
+            )
         return ScorerResult(
             score=outcome.score,
             reason=compose_reason(outcome, explained.explanation),
@@ -79,6 +119,7 @@ class SummarizationScorer:
                 alignment=tuple(claims), questions=tuple(pre.questions)
             ),
             analyze_step_result=AnalyzeStepResult(coverage=tuple(coverage)),
+            verdict_probabilities=probabilities,
             outcome=outcome,
         )
 
@@ -90,7 +131,7 @@ def create_summarization_scorer(
     resolved = ScorerOptions.from_mapping(options)
     if not isinstance(model, Judge):
         raise TypeError(
-            "model must be a judge with a complete(request) -> str method, "
+            "model must be a judge with a complete(request) -> str | Completion method, "
             "e.g. offline_scorer.load_judge('default') or offline_scorer.testing.ScriptedJudge"
         )
     return SummarizationScorer(model, resolved)

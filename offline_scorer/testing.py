@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from offline_scorer.judge import JudgeRequest
+from offline_scorer.judge import Completion, JudgeRequest
 
 
 class ScriptedJudge:
@@ -23,6 +23,9 @@ class ScriptedJudge:
     reason: what the model says in the reason step; it appears in `result.reason`.
     raw: optional raw text per step, sent back verbatim instead of the scripted answer (for
         testing how malformed answers are handled).
+    probabilities: optional P(true) per boolean verdict, by step ("preprocess": one per claim,
+        "analyze": one per coverage verdict), answered as a Completion with `threshold`; without
+        them the judge gives no probabilities, like any backend that cannot read them.
     """
 
     def __init__(
@@ -33,6 +36,8 @@ class ScriptedJudge:
         coverage: Sequence[Mapping[str, Any]] = (),
         reason: str = "",
         raw: Mapping[str, str] | None = None,
+        probabilities: Mapping[str, Sequence[float]] | None = None,
+        threshold: float | None = 0.5,
     ) -> None:
         self.answers = {
             "preprocess": {"alignment": [dict(a) for a in alignment], "questions": list(questions)},
@@ -40,10 +45,12 @@ class ScriptedJudge:
             "reason": {"explanation": reason},
         }
         self.raw = dict(raw or {})
+        self.probabilities = {step: tuple(values) for step, values in (probabilities or {}).items()}
+        self.threshold = threshold
         self.calls: list[tuple[str, str]] = []
         self.requests: list[JudgeRequest] = []
 
-    def complete(self, request: JudgeRequest) -> str:
+    def complete(self, request: JudgeRequest) -> str | Completion:
         sent = request.text()
         if request.output_schema is not None:
             sent += "\n[schema]\n" + json.dumps(request.output_schema, ensure_ascii=False)
@@ -53,4 +60,7 @@ class ScriptedJudge:
             return self.raw[request.step]
         if request.step not in self.answers:
             raise ValueError(f"ScriptedJudge has no answer for step {request.step!r}")
-        return json.dumps(self.answers[request.step], ensure_ascii=False, separators=(",", ":"))
+        text = json.dumps(self.answers[request.step], ensure_ascii=False, separators=(",", ":"))
+        if request.step in self.probabilities:
+            return Completion(text, self.probabilities[request.step], self.threshold)
+        return text

@@ -15,7 +15,8 @@ import sys
 import pytest
 
 from offline_scorer import create_summarization_scorer
-from offline_scorer.evals import run_evals
+from offline_scorer.datasets import DataItem, load_dataset
+from offline_scorer.evals import dump_line, run_evals, with_metadata
 from tests.conftest import FIXTURES, ROOT, block_imports_code, replay_env
 from tests.helpers import scripted
 
@@ -63,7 +64,76 @@ def test_run_evals_with_outputs_already_in_the_data():
     assert run.items[0].ok and run.items[0].results["summarization"].score == 1
     line = json.loads(run.items[0].to_line())
     assert list(line) == ["id", "line", "digest", "status", "score", "alignment", "coverage",
-                          "limiting_axis", "result", "error"]
+                          "limiting_axis", "result", "error", "metadata"]
+    assert line["metadata"] == {}
+
+
+def test_extra_fields_travel_as_metadata_and_leave_the_digest_alone():
+    scorer = create_summarization_scorer(model=scripted([T], 1, [T]))
+    plain = {"id": "1", "source": "S.", "summary": "Sum."}
+    labelled = {"id": "1", "source": "S.", "faithful": False, "summary": "Sum.",
+                "domain": "samsum", "notes": {"by": "ann", "scores": [1, 2.5]}}
+    mastra = {"id": "1", "input": "S.", "output": "Sum.", "groundTruth": "g"}
+    run = run_evals(data=[plain, labelled, mastra], scorers=[scorer])
+    lines = [json.loads(item.to_line()) for item in run.items]
+    assert [line["metadata"] for line in lines] == [
+        {}, {"faithful": False, "domain": "samsum", "notes": {"by": "ann", "scores": [1, 2.5]}},
+        {"groundTruth": "g"}]
+    assert list(lines[1]["metadata"]) == ["faithful", "domain", "notes"]  # row order
+    assert lines[0]["digest"] == lines[1]["digest"] == lines[2]["digest"]
+    assert run.items[1].to_line().endswith(
+        ',"error":null,"metadata":{"faithful":false,"domain":"samsum",'
+        '"notes":{"by":"ann","scores":[1,2.5]}}}')
+
+
+def test_a_metadata_object_is_merged_and_top_level_keys_win():
+    from offline_scorer.datasets import item_from_mapping
+
+    row = {"id": "a", "source": "S.", "summary": "T.", "split": "dev",
+           "metadata": {"faithful": True, "rater": "x", "split": "test"}, "faithful": False}
+    assert item_from_mapping(row, 1, "a").metadata == {
+        "split": "dev", "faithful": False, "rater": "x"}
+    assert list(item_from_mapping(row, 1, "a").metadata) == ["split", "faithful", "rater"]
+    kept = item_from_mapping({"id": "a", "source": "S.", "summary": "T.", "metadata": 3}, 1, "a")
+    assert kept.metadata == {"metadata": 3}
+
+
+@pytest.mark.parametrize("row, message", [
+    ({"id": "a", "source": "S.", "summary": "T.", "input": "I."}, "not both"),
+    ({"id": "a", "source": "S.", "summary": "T.", "score": float("nan")}, "'score' holds nan"),
+])
+def test_rows_that_cannot_be_carried_are_refused(row, message):
+    from offline_scorer.datasets import item_from_mapping
+    from offline_scorer.errors import InputError
+
+    with pytest.raises(InputError, match=message):
+        item_from_mapping(row, 1, "a")
+
+
+def test_jsonl_and_csv_rows_keep_their_extra_fields(tmp_path):
+    data = tmp_path / "labelled.jsonl"
+    data.write_text('{"id": "x", "source": "S.", "summary": "T.", "faithful": true, '
+                    '"domain": "samsum"}\n{"id": "y", "source": "S.", "summary": "T.", '
+                    '"faithful": NaN}\n', encoding="utf-8")
+    first, second = load_dataset(data)
+    assert first.metadata == {"faithful": True, "domain": "samsum"}
+    assert second.message == "line 2: field 'faithful' holds nan, which JSON cannot carry"
+    table = tmp_path / "labelled.csv"
+    table.write_text("id,faithful,source,summary,human_score\nx,true,S.,T.,3.5\n",
+                     encoding="utf-8")
+    (row,) = load_dataset(table)
+    assert row.metadata == {"faithful": "true", "human_score": "3.5"}  # strings, as in the CSV
+
+
+def test_the_shared_dev_set_loads_without_errors():
+    path = ROOT.parent / "shared" / "data" / "judge-dev.jsonl"
+    if not path.exists():
+        pytest.skip("the shared labelled dev set is not here")
+    items = load_dataset(path)
+    assert len(items) == 200
+    assert all(isinstance(item, DataItem) for item in items)
+    assert sum(1 for item in items if item.metadata["faithful"] is True) == 100
+    assert {item.metadata["domain"] for item in items} >= {"samsum"}
 
 
 def eval_cli(*args, env, cwd=ROOT):
@@ -79,12 +149,24 @@ def eval_cli(*args, env, cwd=ROOT):
 REPLAY = ["--record-mode", "replay", "--cassette", str(FIXTURES / "cassettes" / "fixtures.oscas")]
 
 
+def golden_lines() -> list[bytes]:
+    """The golden results lines, each with its pair's extra fields ("kind") as metadata.
+
+    Golden files recorded before results lines carried metadata lack the key; adding it is
+    all that differs, and on files recorded since, it changes nothing.
+    """
+    pairs = [json.loads(line) for line in (FIXTURES / "pairs.jsonl").read_text().splitlines()]
+    golden = (FIXTURES / "golden" / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    return [dump_line(with_metadata(json.loads(line), {"kind": pair["kind"]})).encode()
+            for line, pair in zip(golden, pairs, strict=True)]
+
+
 def test_eval_replays_the_fixture_dataset_to_the_golden_results(tmp_path):
     out = tmp_path / "results.jsonl"
     proc = eval_cli("eval", str(FIXTURES / "pairs.jsonl"), "--out", str(out), *REPLAY,
                     env=replay_env(tmp_path))
     assert proc.returncode == 0, proc.stderr.decode()
-    assert out.read_bytes() == (FIXTURES / "golden" / "results.jsonl").read_bytes()
+    assert out.read_bytes().splitlines() == golden_lines()
     assert "items        12 (12 ok, 0 failed)" in proc.stdout.decode()
 
 
@@ -152,7 +234,7 @@ def test_existing_results_need_resume_or_overwrite(tmp_path):
 
 
 def test_resume_after_a_torn_tail_finishes_with_the_same_bytes(tmp_path):
-    golden = (FIXTURES / "golden" / "results.jsonl").read_bytes()
+    golden = b"".join(line + b"\n" for line in golden_lines())
     out = tmp_path / "results.jsonl"
     cut = golden.index(b"\n", len(golden) // 2) + 40  # five-ish whole lines and a torn one
     out.write_bytes(golden[:cut])
@@ -160,6 +242,35 @@ def test_resume_after_a_torn_tail_finishes_with_the_same_bytes(tmp_path):
                     *REPLAY, env=replay_env(tmp_path))
     assert proc.returncode == 0, proc.stderr.decode()
     assert out.read_bytes() == golden
+
+
+def test_resume_brings_lines_without_metadata_and_edited_labels_up_to_date(tmp_path):
+    """Results written before lines carried metadata (no "metadata" key) still resume, and
+    the finished file is what an uninterrupted run on the current data writes."""
+    golden = golden_lines()
+    old = [json.loads(line) for line in golden[:4]]
+    for record in old:
+        del record["metadata"]
+    out = tmp_path / "results.jsonl"
+    out.write_text("".join(dump_line(record) + "\n" for record in old), encoding="utf-8")
+    proc = eval_cli("eval", str(FIXTURES / "pairs.jsonl"), "--out", str(out), "--resume",
+                    *REPLAY, env=replay_env(tmp_path))
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert out.read_bytes() == b"".join(line + b"\n" for line in golden)
+    assert not list(tmp_path.glob(".results.jsonl.*"))  # no temporary file left behind
+
+    pairs = (FIXTURES / "pairs.jsonl").read_text().splitlines()
+    relabelled = [json.loads(line) for line in pairs]
+    relabelled[0]["kind"] = "checked by hand"
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in relabelled), encoding="utf-8")
+    out.write_bytes(b"".join(line + b"\n" for line in golden[:3]))
+    proc = eval_cli("eval", str(data), "--out", str(out), "--resume", *REPLAY,
+                    env=replay_env(tmp_path))
+    assert proc.returncode == 0, proc.stderr.decode()
+    lines = out.read_bytes().splitlines()
+    assert json.loads(lines[0])["metadata"] == {"kind": "checked by hand"}
+    assert lines[1:] == golden[1:]
 
 
 def test_resume_refuses_results_of_other_data(tmp_path):
@@ -230,6 +341,5 @@ def test_killing_a_live_run_and_resuming_gives_the_uninterrupted_bytes(tmp_path)
         capture_output=True, timeout=300)
     assert replay.returncode == 0, replay.stderr.decode()
     assert out.read_bytes() == clean.read_bytes()
-    golden = (FIXTURES / "golden" / "results.jsonl").read_text().splitlines()
-    assert out.read_text().splitlines()[0] == golden[0]
+    assert out.read_bytes().splitlines()[0] == golden_lines()[0]
     assert len(out.read_text().splitlines()) == 3

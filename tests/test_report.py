@@ -77,7 +77,9 @@ def sample():
 def test_aggregate_numbers_by_hand(sample):
     agg = aggregate(sample)
     assert list(agg) == ["count", "ok", "failed", "mean", "median", "min", "max",
-                         "alignment_mean", "coverage_mean", "limited_by", "lowest", "failures"]
+                         "alignment_mean", "coverage_mean", "limited_by", "lowest", "failures",
+                         "quality"]
+    assert agg["quality"] is None  # no labels in the rows' metadata
     assert (agg["count"], agg["ok"], agg["failed"]) == (6, 5, 1)
     # scores 0.5, 0.2, 1, 0.4, 0.7: sum 2.8 / 5; sorted 0.2 0.4 0.5 0.7 1
     assert agg["mean"] == 0.56

@@ -46,6 +46,9 @@ def differences(recorded: KeyParts, requested: KeyParts) -> list[str]:
                    f"now {requested.chat_template_sha256[:16]}...")
     if recorded.backend != requested.backend:
         out.append(f"backend: recorded {recorded.backend!r} vs now {requested.backend!r}")
+    if recorded.verdict_threshold != requested.verdict_threshold:
+        out.append(f"verdict threshold: recorded {recorded.verdict_threshold!r} vs now "
+                   f"{requested.verdict_threshold!r}")
     if recorded.messages != requested.messages:
         if len(recorded.messages) != len(requested.messages):
             out.append(f"prompt: recorded {len(recorded.messages)} messages vs now "
@@ -87,6 +90,11 @@ def describe_miss(cassette: CassetteFile, step: str, requested: KeyParts) -> str
         return (f"replay miss for step {step!r}: {path} holds no {step!r} exchange "
                 f"({cassette.exchange_count} exchanges in all); {advice}")
     closest = min(same_step, key=lambda ex: _closeness(ex.parts, requested))
+    if closest.parts.key_format != requested.key_format:
+        return (f"replay miss for step {step!r}: {path} was recorded with cassette key format "
+                f"{closest.parts.key_format}, and this version of offline-scorer replays format "
+                f"{requested.key_format} (verdict probabilities and thresholds were added); "
+                "re-record it with --record-mode record")
     diffs = differences(closest.parts, requested)
     return (
         f"replay miss for step {step!r}: {path} has no exchange with this key; the closest "

@@ -19,9 +19,9 @@ from typing import Any
 from offline_scorer.cassette.container import CassetteFile
 from offline_scorer.cassette.key import key_parts
 from offline_scorer.cassette.miss import describe_miss
-from offline_scorer.cassette.records import response_text, to_payload
+from offline_scorer.cassette.records import response_completion, to_payload
 from offline_scorer.errors import CassetteMissError, ConfigError
-from offline_scorer.judge import Judge, JudgeIdentity, JudgeRequest
+from offline_scorer.judge import Completion, Judge, JudgeIdentity, JudgeRequest, as_completion
 
 MODE_ENV = "OFFLINE_SCORER_RECORD_MODE"
 
@@ -85,7 +85,7 @@ class CassetteJudge:
             self._live = self._live()
         return self._live
 
-    def complete(self, request: JudgeRequest) -> str:
+    def complete(self, request: JudgeRequest) -> str | Completion:
         if self.cassette is None:
             return self.live_judge().complete(request)
         parts = key_parts(request, self.identity)
@@ -94,23 +94,24 @@ class CassetteJudge:
             payload = self.cassette.get_exchange(key)
             if payload is not None:
                 self.hits += 1
-                return response_text(self.cassette, key, payload)
+                return response_completion(self.cassette, key, payload,
+                                           self.identity.verdict_threshold)
             if self.mode is RecordMode.REPLAY:
                 raise CassetteMissError(describe_miss(self.cassette, request.step, parts))
         live = self.live_judge()
-        text = live.complete(request)
+        completion = as_completion(live.complete(request))
         self.cassette.append_exchange(
-            key, to_payload(self.cassette, request.step, parts, text, _meta(live))
+            key, to_payload(self.cassette, request.step, parts, completion, _meta(live, completion))
         )
         self.recorded += 1
-        return text
+        return completion
 
     def close(self) -> None:
         if self.cassette is not None:
             self.cassette.close()
 
 
-def _meta(live: Judge) -> Mapping[str, Any]:
+def _meta(live: Judge, completion: Completion) -> Mapping[str, Any]:
     """What a live judge can say about an exchange that does not change its answer.
 
     Only values that are the same on every run go here (no timings, no host), so recording the
@@ -120,9 +121,8 @@ def _meta(live: Judge) -> Mapping[str, Any]:
     versions = getattr(live, "runtime_versions", None)
     if isinstance(versions, Mapping):
         meta["runtime"] = dict(versions)
-    last = getattr(live, "last", None)
-    for name in ("prompt_tokens", "completion_tokens", "forced_tokens"):
-        value = getattr(last, name, None)
-        if isinstance(value, int):
-            meta[name] = value
+    if completion.usage is not None:
+        meta["prompt_tokens"] = completion.usage.prompt_tokens
+        meta["completion_tokens"] = completion.usage.completion_tokens
+        meta["forced_tokens"] = completion.usage.forced_tokens
     return meta

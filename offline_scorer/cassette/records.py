@@ -14,6 +14,7 @@ from typing import Any
 from offline_scorer.cassette.container import CassetteFile
 from offline_scorer.cassette.key import KeyParts
 from offline_scorer.errors import CassetteFileError
+from offline_scorer.judge import Completion
 
 
 @dataclass(frozen=True)
@@ -21,12 +22,17 @@ class Exchange:
     key: bytes
     step: str
     parts: KeyParts
-    text: str
+    completion: Completion
     meta: Mapping[str, Any]
+
+    @property
+    def text(self) -> str:
+        return self.completion.text
 
 
 def to_payload(
-    cassette: CassetteFile, step: str, parts: KeyParts, text: str, meta: Mapping[str, Any]
+    cassette: CassetteFile, step: str, parts: KeyParts, completion: Completion,
+    meta: Mapping[str, Any],
 ) -> dict[str, Any]:
     """The exchange map to append; appends the blobs it references first."""
     messages = [
@@ -41,13 +47,21 @@ def to_payload(
             "model_sha256": parts.model_sha256,
             "chat_template_sha256": parts.chat_template_sha256,
             "backend": parts.backend,
+            "verdict_threshold": parts.verdict_threshold,
             "messages": messages,
             "sampling": dict(parts.sampling),
             "grammar": grammar,
         },
-        "response": {"text": text},
+        "response": _response(completion),
         "meta": dict(meta),
     }
+
+
+def _response(completion: Completion) -> dict[str, Any]:
+    response: dict[str, Any] = {"text": completion.text}
+    if completion.verdict_probabilities is not None:
+        response["verdict_probabilities"] = list(completion.verdict_probabilities)
+    return response
 
 
 def _field(mapping: Any, name: str, kind: type | tuple[type, ...], where: str) -> Any:
@@ -80,32 +94,49 @@ def from_payload(cassette: CassetteFile, key: bytes, payload: Mapping[str, Any])
         if grammar_ref is not None and not isinstance(grammar_ref, str):
             raise ValueError(f"{where}.request.grammar has the wrong type")
         sampling = _field(request, "sampling", Mapping, where + ".request")
+        threshold = request.get("verdict_threshold")
+        if threshold is not None and not isinstance(threshold, float):
+            raise ValueError(f"{where}.request.verdict_threshold has the wrong type")
         parts = KeyParts(
             model_sha256=_field(request, "model_sha256", str, where + ".request"),
             chat_template_sha256=_field(request, "chat_template_sha256", str, where + ".request"),
             backend=_field(request, "backend", str, where + ".request"),
+            verdict_threshold=threshold,
             messages=tuple(messages),
             sampling=tuple(sorted(sampling.items())),
             grammar=None if grammar_ref is None else _blob(cassette, grammar_ref, where),
             key_format=_field(request, "key_format", int, where + ".request"),
         )
-        response = _field(payload, "response", Mapping, where)
         return Exchange(
             key=key,
             step=_field(payload, "step", str, where),
             parts=parts,
-            text=_field(response, "text", str, where + ".response"),
+            completion=_completion(payload, threshold, where),
             meta=payload.get("meta") if isinstance(payload.get("meta"), Mapping) else {},
         )
     except ValueError as error:
         raise CassetteFileError(f"{cassette.path}: malformed exchange record: {error}") from None
 
 
-def response_text(cassette: CassetteFile, key: bytes, payload: Mapping[str, Any]) -> str:
+def _completion(payload: Mapping[str, Any], threshold: float | None, where: str) -> Completion:
+    response = _field(payload, "response", Mapping, where)
+    text = _field(response, "text", str, where + ".response")
+    found = response.get("verdict_probabilities")
+    if found is None:
+        return Completion(text)
+    if not isinstance(found, list) or not all(
+        isinstance(p, float) and 0.0 <= p <= 1.0 for p in found
+    ):
+        raise ValueError(f"{where}.response.verdict_probabilities must be numbers from 0 to 1")
+    return Completion(text, tuple(found), threshold)
+
+
+def response_completion(
+    cassette: CassetteFile, key: bytes, payload: Mapping[str, Any], threshold: float | None
+) -> Completion:
     """Just the recorded answer: the replay hot path, which need not expand the request."""
     try:
-        return _field(_field(payload, "response", Mapping, "exchange"), "text", str,
-                      "exchange.response")
+        return _completion(payload, threshold, "exchange")
     except ValueError as error:
         raise CassetteFileError(
             f"{cassette.path}: malformed exchange record {key.hex()[:12]}: {error}"

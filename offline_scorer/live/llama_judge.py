@@ -12,7 +12,7 @@ import os
 import time
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +20,14 @@ import numpy as np
 
 from offline_scorer.errors import ContextOverflowError, GenerationError, ModelError
 from offline_scorer.grammar import request_grammar
-from offline_scorer.judge import JudgeIdentity, JudgeRequest, Message, SamplingSettings
+from offline_scorer.judge import (
+    Completion,
+    JudgeIdentity,
+    JudgeRequest,
+    Message,
+    SamplingSettings,
+    Usage,
+)
 from offline_scorer.live import BACKEND_ID
 from offline_scorer.live.constraint import GrammarConstraint
 from offline_scorer.registry import GGUF_TEMPLATE, ModelSpec, template_sha256
@@ -52,6 +59,7 @@ class Generation:
     completion_tokens: int
     forced_tokens: int  # of completion_tokens, those the grammar allowed no alternative to
     seconds: float
+    verdict_probabilities: tuple[float, ...] = ()
 
 
 @dataclass
@@ -60,6 +68,20 @@ class _Runtime:
     vocab: Any
     n_vocab: int
     tokenizer: Any = None  # llguidance tokenizer, built on first constrained call (~0.3 s)
+    pieces: dict[int, str] = field(default_factory=dict)  # token id -> its text, as needed
+
+
+FREE_TEXT_TOKENS = 256  # a step allowing more tokens than this is writing free text
+_MAX_VERDICT_TOKENS = 32  # a verdict point allows a handful of tokens (t, tr, true, f, ...)
+_VERDICT_WORDS = {True: "true", False: "false"}
+
+
+def _spells(piece: str) -> bool | None:
+    """True/False when a token's text starts to spell `true`/`false` (or runs past it)."""
+    for kind, word in _VERDICT_WORDS.items():
+        if piece and (word.startswith(piece) or piece.startswith(word)):
+            return kind
+    return None
 
 
 _RUNTIMES: dict[tuple[str, int, int, int], _Runtime] = {}
@@ -94,6 +116,50 @@ def _load_runtime(path: Path, n_ctx: int, threads: int, gpu_layers: int) -> _Run
     return runtime
 
 
+class FreeTextGuard:
+    """Keeps free text from looping or copying: bans the token that would complete a run of
+    `n` tokens already in this stretch of free text, or in one of the protected texts.
+
+    Free text is where the grammar allows more than FREE_TEXT_TOKENS tokens; any other step
+    (a verdict, a choice between fixed strings, a forced token) ends the stretch. A ban that
+    would leave nothing allowed is not applied.
+    """
+
+    def __init__(self, n: int, protected: Sequence[Sequence[int]]) -> None:
+        self.n = n
+        self.protected: dict[tuple[int, ...], set[int]] = {}
+        for tokens in protected:
+            self._index(self.protected, tokens)
+        self.own: dict[tuple[int, ...], set[int]] = {}
+        self.run: list[int] = []
+        self.free = False
+
+    def _index(self, table: dict[tuple[int, ...], set[int]], tokens: Sequence[int]) -> None:
+        for end in range(self.n - 1, len(tokens)):
+            table.setdefault(tuple(tokens[end - self.n + 1 : end]), set()).add(tokens[end])
+
+    def mask(self, logits: np.ndarray) -> np.ndarray:
+        self.free = int(np.count_nonzero(np.isfinite(logits))) > FREE_TEXT_TOKENS
+        if not self.free:
+            self.run, self.own = [], {}
+            return logits
+        if len(self.run) < self.n - 1:
+            return logits
+        head = tuple(self.run[len(self.run) - self.n + 1 :])
+        banned = self.protected.get(head, set()) | self.own.get(head, set())
+        if not banned:
+            return logits
+        masked = logits.copy()
+        masked[list(banned)] = -np.inf
+        return masked if np.isfinite(masked).any() else logits
+
+    def chose(self, token: int) -> None:
+        if self.free:
+            self.run.append(token)
+            if len(self.run) >= self.n:
+                self._index(self.own, self.run[-self.n :])
+
+
 class LlamaJudge:
     """A judge backed by llama-cpp-python. Build it with `load_judge`."""
 
@@ -120,7 +186,8 @@ class LlamaJudge:
                 f"model {spec.name!r}: chat template sha256 mismatch: expected "
                 f"{spec.chat_template_sha256}, got {template_digest}"
             )
-        self.identity = JudgeIdentity(sha256, template_digest, BACKEND_ID)
+        self.verdict_threshold = spec.verdict_threshold
+        self.identity = JudgeIdentity(sha256, template_digest, BACKEND_ID, self.verdict_threshold)
         self._formatter = self._make_formatter(template)
         self.last: Generation | None = None
 
@@ -169,6 +236,9 @@ class LlamaJudge:
             tokens.insert(0, bos)
         return tokens
 
+    def tokenize_plain(self, text: str) -> list[int]:
+        return list(self._rt.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
     def _eval_prompt(self, tokens: list[int]) -> None:
         llama = self._rt.llama
         keep = 0
@@ -190,11 +260,41 @@ class LlamaJudge:
                 rt.tokenizer = llguidance.llamacpp.lltokenizer_from_vocab(rt.vocab)
         return GrammarConstraint(rt.tokenizer, grammar, rt.n_vocab, step)
 
+    def _piece(self, token: int) -> str:
+        pieces = self._rt.pieces
+        if token not in pieces:
+            pieces[token] = self._rt.llama.detokenize([token]).decode("utf-8", "replace")
+        return pieces[token]
+
+    def _verdict(self, logits: np.ndarray) -> tuple[float, np.ndarray, np.ndarray] | None:
+        """At a boolean verdict: (P(true), tokens spelling `true`..., tokens spelling `false`...).
+
+        A verdict point is one where every token the grammar allows starts to spell `true` or
+        `false` (or spells one and runs past it), and both occur. P(true) is the softmax mass of
+        the first kind over both, so it is renormalised over what the grammar allows.
+        """
+        allowed = np.flatnonzero(np.isfinite(logits))
+        if len(allowed) > _MAX_VERDICT_TOKENS:
+            return None
+        kinds = [_spells(self._piece(int(t))) for t in allowed]
+        if None in kinds or not ({True, False} <= set(kinds)):
+            return None
+        is_true = np.array(kinds, dtype=bool)
+        values = logits[allowed].astype(np.float64)
+        weights = np.exp(values - values.max())
+        p_true = float(weights[is_true].sum() / weights.sum())
+        return p_true, allowed[is_true], allowed[~is_true]
+
     def decode(
         self, prompt: list[int], constraint: GrammarConstraint | None, budget: int,
-        *, stop_at_eog: bool = True,
+        *, stop_at_eog: bool = True, verdicts: list[float] | None = None,
+        guard: FreeTextGuard | None = None,
     ) -> tuple[list[int], int, bool]:
-        """Greedy decoding: (tokens, how many were forced by the grammar, finished?)."""
+        """Greedy decoding: (tokens, how many were forced by the grammar, finished?).
+
+        At each boolean verdict the decoder commits to `true` exactly when P(true) reaches the
+        judge's threshold, and appends P(true) to `verdicts` (when given).
+        """
         import llama_cpp
 
         rt = self._rt
@@ -209,9 +309,22 @@ class LlamaJudge:
         while len(generated) < budget:
             pointer = llama_cpp.llama_get_logits_ith(llama.ctx, -1)
             logits = np.ctypeslib.as_array(pointer, shape=(rt.n_vocab,))
+            token = -1
             if constraint is not None:
                 logits = constraint.mask_logits(logits)
-            token = int(np.argmax(logits))
+                verdict = self._verdict(logits)
+                if verdict is not None:
+                    p_true, true_ids, false_ids = verdict
+                    chosen = true_ids if p_true >= self.verdict_threshold else false_ids
+                    token = int(chosen[np.argmax(logits[chosen])])
+                    if verdicts is not None:
+                        verdicts.append(p_true)
+            if token < 0 and guard is not None:
+                logits = guard.mask(logits)
+            if token < 0:
+                token = int(np.argmax(logits))
+            if guard is not None:
+                guard.chose(token)
             if stop_at_eog and llama_cpp.llama_vocab_is_eog(rt.vocab, token):
                 return generated, forced, True
             step_tokens = [token]
@@ -243,7 +356,13 @@ class LlamaJudge:
                 f"least {len(prompt) + budget - self.context_size} tokens or use a larger context"
             )
         constraint = self._constraint(grammar, step) if grammar is not None else None
-        tokens, forced, finished = self.decode(prompt, constraint, budget)
+        verdicts: list[float] = []
+        guard = None
+        if sampling.no_repeat_ngram and constraint is not None:
+            guard = FreeTextGuard(sampling.no_repeat_ngram,
+                                  [self.tokenize_plain(text) for text in sampling.no_copy])
+        tokens, forced, finished = self.decode(prompt, constraint, budget, verdicts=verdicts,
+                                               guard=guard)
         if not finished:
             raise GenerationError(
                 f"{step}: the answer reached its {budget}-token limit before it was complete; "
@@ -255,12 +374,21 @@ class LlamaJudge:
             text = self._rt.llama.detokenize(tokens).decode("utf-8")
         except UnicodeDecodeError:
             raise GenerationError(f"{step}: the model produced bytes that are not UTF-8") from None
-        return Generation(text, len(prompt), len(tokens), forced, time.perf_counter() - started)
+        return Generation(text, len(prompt), len(tokens), forced, time.perf_counter() - started,
+                          tuple(verdicts))
 
-    def complete(self, request: JudgeRequest) -> str:
+    def complete(self, request: JudgeRequest) -> Completion:
         grammar = request_grammar(request.output_schema)
-        self.last = self.generate(request.step, request.messages, grammar, request.sampling)
-        return self.last.text
+        self.last = generation = self.generate(
+            request.step, request.messages, grammar, request.sampling
+        )
+        return Completion(
+            text=generation.text,
+            verdict_probabilities=generation.verdict_probabilities if grammar else None,
+            verdict_threshold=self.verdict_threshold if grammar else None,
+            usage=Usage(generation.prompt_tokens, generation.completion_tokens,
+                        generation.forced_tokens),
+        )
 
     @property
     def runtime_versions(self) -> dict[str, str]:

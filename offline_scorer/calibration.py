@@ -1,0 +1,143 @@
+"""Calibrating a judge's verdict threshold on labelled pairs (MiniCheck-style: P(yes) >= t).
+
+An item's alignment is 1 exactly when its weakest claim's P(supported) reaches the threshold, so
+the threshold that best separates faithful from unfaithful summaries on "alignment == 1" is the
+one that best separates them on the weakest claim's probability. Only the preprocess step runs.
+Verdicts are committed one after another, so a later claim's probability can depend on the
+verdict given to an earlier one; a run with the new threshold can therefore differ slightly from
+what calibration predicted, which is why `report` measures the calibrated judge again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from offline_scorer import quality
+from offline_scorer.datasets import DataItem, RowError
+from offline_scorer.errors import ConfigError, InputError
+from offline_scorer.scorer import SummarizationScorer
+
+LABEL_FIELDS = ("faithful", "label")
+
+
+@dataclass(frozen=True)
+class Labelled:
+    id: str
+    faithful: bool
+    weakest: float  # the smallest P(supported) over the item's claims
+
+
+@dataclass(frozen=True)
+class Calibration:
+    threshold: float
+    items: int
+    skipped: int  # rows without a label, or whose summary made no claim
+    roc_auc: float | None
+    roc_auc_ci: tuple[float, float] | None
+    balanced_accuracy: float
+    balanced_accuracy_ci: tuple[float, float] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "threshold": self.threshold,
+            "items": self.items,
+            "skipped": self.skipped,
+            "roc_auc": self.roc_auc,
+            "roc_auc_ci": None if self.roc_auc_ci is None else list(self.roc_auc_ci),
+            "balanced_accuracy": self.balanced_accuracy,
+            "balanced_accuracy_ci": None if self.balanced_accuracy_ci is None
+            else list(self.balanced_accuracy_ci),
+        }
+
+
+def label_of(metadata: Mapping[str, Any]) -> bool | None:
+    """`faithful` (boolean) or `label` (0/1): True when the summary is faithful."""
+    for name in LABEL_FIELDS:
+        value = metadata.get(name)
+        if isinstance(value, bool):
+            return value
+        if value in (0, 1):
+            return bool(value)
+        if isinstance(value, str) and value.strip().lower() in ("true", "false", "0", "1"):
+            return value.strip().lower() in ("true", "1")
+    return None
+
+
+def collect(
+    rows: Iterable[DataItem | RowError],
+    scorer: SummarizationScorer,
+    on_item: Callable[[], None] | None = None,
+) -> tuple[list[Labelled], int]:
+    """(labelled items with their weakest claim's P(supported), rows skipped)."""
+    found: list[Labelled] = []
+    skipped = 0
+    for row in rows:
+        if isinstance(row, RowError):
+            raise InputError(row.message)
+        label = label_of(row.metadata)
+        if label is None:
+            skipped += 1
+            continue
+        probabilities = scorer.claim_probabilities({"input": row.input, "output": row.output})
+        if on_item is not None:
+            on_item()
+        if probabilities is None:
+            raise ConfigError(
+                "this judge gives no verdict probabilities, so it cannot be calibrated; use a "
+                "backend that reads them (the built-in llama.cpp judge does)"
+            )
+        if not probabilities:
+            skipped += 1
+            continue
+        found.append(Labelled(row.id, label, min(probabilities)))
+    return found, skipped
+
+
+def calibrate(items: Sequence[Labelled], skipped: int = 0) -> Calibration:
+    if len({item.faithful for item in items}) < 2:
+        raise InputError("calibration needs labelled rows of both kinds (faithful and not)")
+    scores = [item.weakest for item in items]
+    labels = [item.faithful for item in items]
+    threshold, _ = quality.best_threshold(scores, labels)
+    threshold = round(threshold, 4)
+
+    def accuracy(s: Sequence[float], y: Sequence[bool]) -> float | None:
+        return quality.balanced_accuracy([v >= threshold for v in s], y)
+
+    balanced = accuracy(scores, labels)
+    assert balanced is not None
+    return Calibration(
+        threshold=threshold,
+        items=len(items),
+        skipped=skipped,
+        roc_auc=quality.roc_auc(scores, labels),
+        roc_auc_ci=quality.bootstrap_ci(quality.roc_auc, [scores, labels])[:2],
+        balanced_accuracy=balanced,
+        balanced_accuracy_ci=quality.bootstrap_ci(accuracy, [scores, labels])[:2],
+    )
+
+
+def write_threshold(registry: Path, name: str, entry: Mapping[str, Any], threshold: float) -> None:
+    """Set `verdict_threshold` of model `name` in a registry file, keeping its comments.
+
+    A user registry entry replaces the shipped one whole, so a model the file lacks is copied
+    into it from `entry` (the resolved registry entry) before the threshold is set.
+    """
+    import tomlkit
+
+    from offline_scorer.files import atomic_write_text
+
+    document = (tomlkit.parse(registry.read_text(encoding="utf-8")) if registry.is_file()
+                else tomlkit.document())
+    models = document.setdefault("models", tomlkit.table(is_super_table=True))
+    if name not in models:
+        table = tomlkit.table()
+        for key, value in entry.items():
+            table[key] = value
+        models[name] = table
+    models[name]["verdict_threshold"] = threshold
+    registry.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(registry, tomlkit.dumps(document))

@@ -1,0 +1,79 @@
+"""`offline-scorer calibrate`: pick a model's verdict threshold from labelled pairs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from offline_scorer.cli_options import judge_options, judge_settings
+from offline_scorer.errors import InputError
+
+
+def _interval(ci: tuple[float, float] | None) -> str:
+    return "" if ci is None else f" (95% CI {ci[0]:.3f}-{ci[1]:.3f})"
+
+
+@click.command("calibrate")
+@click.argument("labelled", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--max-questions", type=click.IntRange(min=1), default=10, show_default=True,
+              help="As in `score`: it shapes the prompt the verdicts are read from.")
+@click.option("--write-shipped", is_flag=True,
+              help="Write the threshold to the shipped models.toml instead of your registry.")
+@click.option("--dry-run", is_flag=True, help="Report the threshold; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@judge_options
+def calibrate_command(
+    labelled: Path, max_questions: int, write_shipped: bool, dry_run: bool, as_json: bool,
+    **judge_options_: Any,
+) -> None:
+    """Run the judge over LABELLED pairs (JSONL/CSV with a `faithful` or `label` field) and set
+    the model's verdict threshold to the one that best separates faithful from unfaithful."""
+    from tqdm import tqdm
+
+    from offline_scorer.calibration import calibrate, collect, write_threshold
+    from offline_scorer.datasets import load_dataset
+    from offline_scorer.judges import open_judge
+    from offline_scorer.options import ScorerOptions
+    from offline_scorer.registry import SHIPPED_REGISTRY, user_registry_path
+    from offline_scorer.scorer import SummarizationScorer
+
+    if write_shipped and dry_run:
+        raise InputError("--write-shipped and --dry-run contradict each other; give one of them")
+    rows = load_dataset(labelled)
+    if not rows:
+        raise InputError(f"{labelled} has no rows")
+    judge, spec = open_judge(judge_settings(**judge_options_))
+    scorer = SummarizationScorer(judge, ScorerOptions(max_questions=max_questions))
+    bar = tqdm(total=len(rows), unit="pair", disable=not sys.stderr.isatty(), file=sys.stderr)
+    try:
+        items, skipped = collect(rows, scorer, on_item=lambda: bar.update(1))
+    finally:
+        bar.close()
+        close = getattr(judge, "close", None)
+        if callable(close):
+            close()
+    result = calibrate(items, skipped)
+    target = None if dry_run else (SHIPPED_REGISTRY.resolve() if write_shipped
+                                    else user_registry_path())
+    if as_json:
+        click.echo(json.dumps({"model": spec.name, **result.to_dict(),
+                               "written_to": None if target is None else str(target)}, indent=2))
+    else:
+        click.echo(f"model              {spec.name} (threshold before: "
+                   f"{spec.verdict_threshold})")
+        click.echo(f"labelled pairs     {result.items} ({result.skipped} skipped: no label or "
+                   "no claim)")
+        auc = "n/a" if result.roc_auc is None else f"{result.roc_auc:.3f}"
+        click.echo(f"ROC AUC            {auc}{_interval(result.roc_auc_ci)}  "
+                   "(weakest claim's P(supported) vs faithful)")
+        click.echo(f"balanced accuracy  {result.balanced_accuracy:.3f}"
+                   f"{_interval(result.balanced_accuracy_ci)}  (alignment == 1 at the threshold)")
+        click.echo(f"threshold          {result.threshold}")
+    if target is not None:
+        write_threshold(target, spec.name, spec.to_entry(), result.threshold)
+        click.echo(f"wrote verdict_threshold = {result.threshold} for {spec.name} to {target}",
+                   err=True)

@@ -1,0 +1,85 @@
+"""Grounding: the units a judge may speak of, cut from the texts it judges.
+
+A small model copies from its prompt and loops, so what it may write is fixed before decoding:
+claims are the summary's own sentences, and questions are the source's own sentences asked as
+yes/no questions. The judge decides which questions to ask and every verdict; the grammar makes
+it impossible to claim or ask about anything else, or to repeat itself. The same code counts
+content words for the grounding benchmark, so product and measurement agree on what a word is.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Sentence ends: . ! ? (with closing quotes or brackets) followed by space, or a line break.
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\s*\n+\s*")
+_ABBREVIATIONS = frozenset(
+    "mr mrs ms dr prof st jr sr vs etc inc ltd co corp no fig e.g i.e u.s u.k approx est".split()  # noqa: SIM905
+)
+_WORD = re.compile(r"[^\W_]+(?:['\u2019.-][^\W_]+)*")
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+    true""".split()  # noqa: SIM905 - a word list reads better as text
+)
+QUESTION_FRAME = "Is it true that "
+MIN_QUESTION_CONTENT_WORDS = 4  # shorter source sentences ("Lol.", "Darn. 1:1.") state no fact
+
+
+def words(text: str) -> list[str]:
+    return [w.lower().replace("\u2019", "'") for w in _WORD.findall(text)]
+
+
+def content_words(text: str) -> list[str]:
+    """Words that carry meaning: not a stopword, or a number."""
+    return [w for w in words(text) if w not in STOPWORDS]
+
+
+def sentences(text: str) -> list[str]:
+    """The text's sentences, in order, without repeats; abbreviations do not end one."""
+    pieces: list[str] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        before = text[start : match.start()].rstrip()
+        last = before.rsplit(None, 1)[-1].rstrip(".") if before.split() else ""
+        initial = len(last) == 1 and last.isalpha() and last.isupper()
+        if "\n" not in match.group() and (last.lower() in _ABBREVIATIONS or initial):
+            continue  # "Dr. Smith", "J. Smith": not a sentence end
+        pieces.append(text[start : match.start()])
+        start = match.end()
+    pieces.append(text[start:])
+    out: list[str] = []
+    for piece in pieces:
+        cleaned = " ".join(piece.split()).strip()
+        if words(cleaned) and cleaned not in out:
+            out.append(cleaned)
+    return out
+
+
+def claims_of(summary: str) -> list[str]:
+    """The claims the judge must rule on: each sentence of the summary, once."""
+    return sentences(summary)
+
+
+def as_question(sentence: str) -> str:
+    """A closed question answerable "yes" from the sentence it is made from."""
+    body = sentence.rstrip(" .!?;:")
+    first = body.split(None, 1)[0] if body else ""
+    if first.lower() in STOPWORDS and first[:1].isupper() and first[1:] == first[1:].lower():
+        body = first.lower() + body[len(first) :]
+    return f"{QUESTION_FRAME}{body}?"
+
+
+def question_candidates(source: str) -> list[str]:
+    """Every question the judge may ask: one per fact-stating source sentence, in source order.
+
+    A source whose sentences are all short offers all of them rather than none.
+    """
+    every = sentences(source)
+    stating = [s for s in every if len(content_words(s)) >= MIN_QUESTION_CONTENT_WORDS]
+    return list(dict.fromkeys(as_question(s) for s in stating or every))

@@ -1,0 +1,168 @@
+"""Judge-quality figures of a results file whose rows carried a human label in their metadata.
+
+`report` shows them beside the aggregate. A binary label (faithful or not) gives ROC AUCs and
+the balanced accuracy and confusion matrix of the rule the scorer applies (an item is judged
+faithful iff its alignment is 1, every claim supported); a numeric label (a human score) gives
+Spearman correlations. Every figure comes with a percentile bootstrap interval over items.
+The statistics themselves are in `offline_scorer.quality`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from offline_scorer.errors import InputError
+from offline_scorer.quality import balanced_accuracy, bootstrap_ci, confusion, roc_auc, spearman
+
+# Looked for in this order when no label field is named; the first found in any item is used.
+LABEL_FIELDS = {"faithful": "binary", "label": "binary", "human_score": "numeric"}
+RULE = "alignment == 1"
+RESAMPLES = 2000
+SEED = 0
+LEVEL = 0.95
+
+_TRUE = {"true", "1"}
+_FALSE = {"false", "0"}
+
+
+def binary_label(value: Any) -> bool | None:
+    """True/False from a boolean, 0/1, or (CSV) "true"/"false"/"1"/"0"; None otherwise."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float) and value in (0, 1):
+        return value == 1
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+    return None
+
+
+def numeric_label(value: Any) -> float | None:
+    """A finite number, or a string (CSV) holding one; None otherwise (booleans included)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        number = float(value)
+    elif isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            return None
+    else:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _metadata(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = item.get("metadata")
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def _label_kind(items: Sequence[Mapping[str, Any]], name: str) -> str:
+    """faithful and label are binary, human_score numeric. Another field is numeric when some
+    value is a number other than 0 and 1, else binary when some value reads as true/false;
+    values that fit neither are left out and counted. A field that holds neither is refused."""
+    if name in LABEL_FIELDS:
+        return LABEL_FIELDS[name]
+    values = [(item["id"], _metadata(item)[name]) for item in items
+              if _metadata(item).get(name) is not None]
+    if any(binary_label(v) is None and numeric_label(v) is not None for _, v in values):
+        return "numeric"
+    if any(binary_label(v) is not None for _, v in values):
+        return "binary"
+    example = f"; item {values[0][0]!r} has {values[0][1]!r}" if values else ""
+    raise InputError(f"label field {name!r} must hold true/false, 0/1 or numbers{example}")
+
+
+def _round4(value: float) -> float:
+    return float(Decimal(repr(value)).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP))
+
+
+def _figure(statistic: Callable[..., float | None],
+            columns: Sequence[Sequence[Any]]) -> dict[str, Any]:
+    """{"value", "low", "high", "resamples"}: the statistic on all items, its bootstrap
+    interval, and how many resamples the interval rests on (all values rounded to 4 places)."""
+    value = statistic(*columns) if columns[0] else None
+    interval = (bootstrap_ci(statistic, columns, resamples=RESAMPLES, seed=SEED, level=LEVEL)
+                if value is not None else None)
+    return {
+        "value": None if value is None else _round4(value),
+        "low": None if interval is None else _round4(interval.low),
+        "high": None if interval is None else _round4(interval.high),
+        "resamples": 0 if interval is None else interval.used,
+    }
+
+
+def _min_p_supported(item: Mapping[str, Any]) -> float | None:
+    """The lowest P(supported = true) over the item's claims; None when it has none."""
+    result = item.get("result")
+    probabilities = result.get("verdictProbabilities") if isinstance(result, dict) else None
+    if not isinstance(probabilities, dict):
+        return None
+    values = [p for p in probabilities.get("alignment") or [] if p is not None]
+    return min(values) if values else None
+
+
+def judge_quality(items: Sequence[Mapping[str, Any]],
+                  label: str | None = None) -> dict[str, Any] | None:
+    """Judge-quality figures against the label in the items' metadata, or None without one.
+
+    `label` names the metadata field; by default the first of faithful, label, human_score
+    that any item has. Failed items and items without a usable label are left out and counted.
+    A named field that no item has is an InputError.
+    """
+    if label is None:
+        label = next((name for name in LABEL_FIELDS
+                      if any(name in _metadata(item) for item in items)), None)
+        if label is None:
+            return None
+    elif not any(label in _metadata(item) for item in items):
+        raise InputError(f"label field {label!r} is in the metadata of no item; the data rows "
+                         "need that field (e.g. \"faithful\": true)")
+    kind = _label_kind(items, label)
+    read = binary_label if kind == "binary" else numeric_label
+    used: list[tuple[Mapping[str, Any], Any]] = []
+    excluded = {"failed": 0, "missing": 0, "invalid": 0}
+    for item in items:
+        meta = _metadata(item)
+        if item["status"] != "ok":
+            excluded["failed"] += 1
+        elif meta.get(label) is None:
+            excluded["missing"] += 1
+        elif read(meta[label]) is None:
+            excluded["invalid"] += 1
+        else:
+            used.append((item, read(meta[label])))
+    out: dict[str, Any] = {"label": label, "kind": kind, "items": len(used),
+                           "excluded": excluded, "level": LEVEL, "resamples": RESAMPLES,
+                           "seed": SEED}
+    alignment = [item["alignment"] for item, _ in used]
+    score = [item["score"] for item, _ in used]
+    truth = [value for _, value in used]
+    if kind == "numeric":
+        out["spearman_score"] = _figure(spearman, [score, truth])
+        out["spearman_alignment"] = _figure(spearman, [alignment, truth])
+        return out
+    predicted = [value >= 1 for value in alignment]
+    with_p = [(p, value) for (item, value) in used
+              if (p := _min_p_supported(item)) is not None]
+    out.update({
+        "positives": sum(1 for value in truth if value),
+        "negatives": sum(1 for value in truth if not value),
+        "auc_alignment": _figure(roc_auc, [alignment, truth]),
+        "auc_score": _figure(roc_auc, [score, truth]),
+        "rule": RULE,
+        "balanced_accuracy": _figure(balanced_accuracy, [predicted, truth]),
+        "confusion": confusion(predicted, truth),
+        "auc_min_p_supported": None if not with_p else {
+            "items": len(with_p),
+            **_figure(roc_auc, [[p for p, _ in with_p], [value for _, value in with_p]]),
+        },
+    })
+    return out

@@ -1,0 +1,100 @@
+"""Verdict probabilities: carried from the judge into the result, through cassettes, and absent
+without harm when a judge gives none. A scripted judge stands in for the model here; the live
+decoder's probabilities are tested in test_live_grounding.py."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from offline_scorer import CassetteMissError, GenerationError
+from offline_scorer.cassette.recorder import CassetteJudge, RecordMode
+from offline_scorer.judge import JudgeIdentity
+from offline_scorer.options import ScorerOptions
+from offline_scorer.scorer import SummarizationScorer
+from offline_scorer.testing import ScriptedJudge
+from tests.conftest import ROOT
+from tests.helpers import SOURCE, SUMMARY
+
+IDENTITY = JudgeIdentity("a" * 64, "b" * 64, "test-backend/1", 0.62)
+
+
+def judge(probabilities=None, coverage=2):
+    return ScriptedJudge(
+        alignment=[{"claim": "c0", "supported": True, "reason": "r"},
+                   {"claim": "c1", "supported": False, "reason": "r"}],
+        questions=["q0?", "q1?", "q2?"],
+        coverage=[{"question": f"q{i}?", "answered": True, "reason": "r"}
+                  for i in range(coverage)],
+        reason="Scripted.",
+        probabilities=probabilities,
+        threshold=0.62,
+    )
+
+
+def score(j, **options):
+    return SummarizationScorer(j, ScorerOptions(**options)).score_texts(SOURCE, SUMMARY)
+
+
+def test_probabilities_sit_beside_the_verdicts_they_belong_to():
+    result = score(judge({"preprocess": [0.91234567, 0.1], "analyze": [0.7, 0.8]}))
+    data = json.loads(result.to_json())
+    assert data["verdictProbabilities"] == {
+        "threshold": 0.62, "alignment": [0.9123, 0.1], "coverage": [0.7, 0.8, None]}
+    # Mastra's fields are untouched by the addition
+    assert list(data["preprocessStepResult"]["alignment"][0]) == ["claim", "supported", "reason"]
+    assert result.verdict_probabilities.min_supported == 0.1
+    assert json.loads(result.to_json()) == result.to_dict()
+
+
+def test_a_judge_without_probabilities_gives_null_and_the_same_score():
+    with_p = score(judge({"preprocess": [0.9, 0.1], "analyze": [0.7, 0.8]}))
+    without = score(judge())
+    assert json.loads(without.to_json())["verdictProbabilities"] is None
+    assert without.score == with_p.score and without.reason == with_p.reason
+
+
+def test_extra_coverage_verdicts_drop_their_probabilities_with_them():
+    result = score(judge({"analyze": [0.7, 0.8, 0.9, 0.95]}, coverage=4))
+    assert result.verdict_probabilities.coverage == (0.7, 0.8, 0.9)
+    assert result.verdict_probabilities.alignment == (None, None)
+
+
+def test_a_count_that_does_not_match_the_verdicts_is_an_error():
+    with pytest.raises(GenerationError, match="1 verdict probabilities for 2 verdicts"):
+        score(judge({"preprocess": [0.9]}))
+
+
+def test_replay_gives_the_recorded_probabilities_byte_for_byte(tmp_path):
+    path = tmp_path / "c.oscas"
+    live = judge({"preprocess": [0.912345678901, 0.1], "analyze": [0.7, 0.8]})
+    recorded = score(CassetteJudge(path, mode=RecordMode.RECORD, identity=IDENTITY, live=live))
+    replayed = score(CassetteJudge(path, mode=RecordMode.REPLAY, identity=IDENTITY))
+    assert replayed.to_json() == recorded.to_json()
+    assert replayed.verdict_probabilities.alignment[0] == 0.9123
+
+
+def test_the_threshold_is_part_of_the_key(tmp_path):
+    path = tmp_path / "c.oscas"
+    live = judge({"preprocess": [0.9, 0.1], "analyze": [0.7, 0.8]})
+    score(CassetteJudge(path, mode=RecordMode.RECORD, identity=IDENTITY, live=live))
+    other = JudgeIdentity("a" * 64, "b" * 64, "test-backend/1", 0.7)
+    with pytest.raises(CassetteMissError, match="verdict threshold: recorded 0.62 vs now 0.7"):
+        score(CassetteJudge(path, mode=RecordMode.REPLAY, identity=other))
+
+
+def test_a_version_1_cassette_fails_with_one_line_naming_its_format(tmp_path):
+    from offline_scorer.judges import pinned_identity
+    from offline_scorer.registry import load_registry
+
+    old = tmp_path / "old.oscas"
+    shutil.copy(ROOT / "tests/data/v1-fixtures.oscas", old)
+    identity = pinned_identity(load_registry().resolve("default"))
+    with pytest.raises(CassetteMissError) as caught:
+        score(CassetteJudge(old, mode=RecordMode.REPLAY, identity=identity))
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "recorded with cassette key format 1" in message
+    assert "re-record it with --record-mode record" in message
