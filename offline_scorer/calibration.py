@@ -18,6 +18,7 @@ from typing import Any
 from offline_scorer import quality
 from offline_scorer.datasets import DataItem, RowError
 from offline_scorer.errors import ConfigError, InputError
+from offline_scorer.report_quality import binary_label
 from offline_scorer.scorer import SummarizationScorer
 
 LABEL_FIELDS = ("faithful", "label")
@@ -54,15 +55,11 @@ class Calibration:
 
 
 def label_of(metadata: Mapping[str, Any]) -> bool | None:
-    """`faithful` (boolean) or `label` (0/1): True when the summary is faithful."""
+    """`faithful` or `label` (true/false, 0/1): True when the summary is faithful."""
     for name in LABEL_FIELDS:
-        value = metadata.get(name)
-        if isinstance(value, bool):
-            return value
-        if value in (0, 1):
-            return bool(value)
-        if isinstance(value, str) and value.strip().lower() in ("true", "false", "0", "1"):
-            return value.strip().lower() in ("true", "1")
+        label = binary_label(metadata.get(name))
+        if label is not None:
+            return label
     return None
 
 
@@ -101,8 +98,9 @@ def calibrate(items: Sequence[Labelled], skipped: int = 0) -> Calibration:
         raise InputError("calibration needs labelled rows of both kinds (faithful and not)")
     scores = [item.weakest for item in items]
     labels = [item.faithful for item in items]
-    threshold, _ = quality.best_threshold(scores, labels)
-    threshold = round(threshold, 4)
+    best = quality.best_threshold(scores, labels)
+    assert best is not None  # both classes are present
+    threshold = round(best[0], 4)
 
     def accuracy(s: Sequence[float], y: Sequence[bool]) -> float | None:
         return quality.balanced_accuracy([v >= threshold for v in s], y)
@@ -114,10 +112,14 @@ def calibrate(items: Sequence[Labelled], skipped: int = 0) -> Calibration:
         items=len(items),
         skipped=skipped,
         roc_auc=quality.roc_auc(scores, labels),
-        roc_auc_ci=quality.bootstrap_ci(quality.roc_auc, [scores, labels])[:2],
+        roc_auc_ci=_pair(quality.bootstrap_ci(quality.roc_auc, [scores, labels])),
         balanced_accuracy=balanced,
-        balanced_accuracy_ci=quality.bootstrap_ci(accuracy, [scores, labels])[:2],
+        balanced_accuracy_ci=_pair(quality.bootstrap_ci(accuracy, [scores, labels])),
     )
+
+
+def _pair(interval: quality.Interval | None) -> tuple[float, float] | None:
+    return None if interval is None else (interval.low, interval.high)
 
 
 def write_threshold(registry: Path, name: str, entry: Mapping[str, Any], threshold: float) -> None:

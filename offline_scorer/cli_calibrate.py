@@ -17,6 +17,10 @@ def _interval(ci: tuple[float, float] | None) -> str:
     return "" if ci is None else f" (95% CI {ci[0]:.3f}-{ci[1]:.3f})"
 
 
+def _advance(bar: Any) -> None:
+    bar.update(1)
+
+
 @click.command("calibrate")
 @click.argument("labelled", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--max-questions", type=click.IntRange(min=1), default=10, show_default=True,
@@ -50,7 +54,7 @@ def calibrate_command(
     scorer = SummarizationScorer(judge, ScorerOptions(max_questions=max_questions))
     bar = tqdm(total=len(rows), unit="pair", disable=not sys.stderr.isatty(), file=sys.stderr)
     try:
-        items, skipped = collect(rows, scorer, on_item=lambda: bar.update(1))
+        items, skipped = collect(rows, scorer, on_item=lambda: _advance(bar))
     finally:
         bar.close()
         close = getattr(judge, "close", None)

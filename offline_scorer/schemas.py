@@ -21,7 +21,12 @@ from pydantic import BaseModel, ConfigDict
 # model stops within seconds. Changing any of them changes grammars and cassette keys.
 MAX_REASON_CHARS = 100  # why one verdict was given
 MAX_EXPLANATION_CHARS = 240  # the reason step's explanation
-NO_DIGITS_PATTERN = "^[^0-9]*$"  # the explanation cannot state numbers of its own
+# The explanation cannot state numbers of its own: no digits, nor the other characters a model
+# writes numbers with (superscripts, vulgar fractions, number forms, circled and wide digits).
+NO_DIGITS_PATTERN = (
+    "^[^0-9\u00b2\u00b3\u00b9\u00bc-\u00be\u2070-\u2079\u2080-\u2089\u2150-\u218f"
+    "\u2460-\u24ff\u2776-\u2793\uff10-\uff19]*$"
+)
 
 
 class _Strict(BaseModel):

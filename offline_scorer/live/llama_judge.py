@@ -118,11 +118,12 @@ def _load_runtime(path: Path, n_ctx: int, threads: int, gpu_layers: int) -> _Run
 
 class FreeTextGuard:
     """Keeps free text from looping or copying: bans the token that would complete a run of
-    `n` tokens already in this stretch of free text, or in one of the protected texts.
+    `n` tokens already written in this string, or found in one of the protected texts.
 
-    Free text is where the grammar allows more than FREE_TEXT_TOKENS tokens; any other step
-    (a verdict, a choice between fixed strings, a forced token) ends the stretch. A ban that
-    would leave nothing allowed is not applied.
+    A step is free text when the grammar allows more than FREE_TEXT_TOKENS tokens there; only
+    such steps are masked, so verdicts and choices between fixed strings never are. Tokens the
+    grammar forces (JSON structure between two strings) start a new string. A ban that would
+    leave nothing allowed is not applied.
     """
 
     def __init__(self, n: int, protected: Sequence[Sequence[int]]) -> None:
@@ -132,18 +133,15 @@ class FreeTextGuard:
             self._index(self.protected, tokens)
         self.own: dict[tuple[int, ...], set[int]] = {}
         self.run: list[int] = []
-        self.free = False
 
     def _index(self, table: dict[tuple[int, ...], set[int]], tokens: Sequence[int]) -> None:
         for end in range(self.n - 1, len(tokens)):
             table.setdefault(tuple(tokens[end - self.n + 1 : end]), set()).add(tokens[end])
 
     def mask(self, logits: np.ndarray) -> np.ndarray:
-        self.free = int(np.count_nonzero(np.isfinite(logits))) > FREE_TEXT_TOKENS
-        if not self.free:
-            self.run, self.own = [], {}
-            return logits
         if len(self.run) < self.n - 1:
+            return logits
+        if int(np.count_nonzero(np.isfinite(logits))) <= FREE_TEXT_TOKENS:
             return logits
         head = tuple(self.run[len(self.run) - self.n + 1 :])
         banned = self.protected.get(head, set()) | self.own.get(head, set())
@@ -154,10 +152,12 @@ class FreeTextGuard:
         return masked if np.isfinite(masked).any() else logits
 
     def chose(self, token: int) -> None:
-        if self.free:
-            self.run.append(token)
-            if len(self.run) >= self.n:
-                self._index(self.own, self.run[-self.n :])
+        self.run.append(token)
+        if len(self.run) >= self.n:
+            self._index(self.own, self.run[-self.n :])
+
+    def new_string(self) -> None:
+        self.run, self.own = [], {}
 
 
 class LlamaJudge:
@@ -332,6 +332,8 @@ class LlamaJudge:
                 constraint.consume(token)
                 step_tokens += constraint.forced()
                 forced += len(step_tokens) - 1
+                if guard is not None and len(step_tokens) > 1:
+                    guard.new_string()
             generated += step_tokens
             if constraint is not None and constraint.finished:
                 return generated, forced, True
