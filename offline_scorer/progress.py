@@ -11,7 +11,7 @@ import threading
 import time
 from typing import TextIO
 
-from offline_scorer.judge import Judge, JudgeRequest
+from offline_scorer.judge import Completion, Judge, JudgeRequest
 
 _FRAMES = "|/-\\"
 
@@ -26,7 +26,7 @@ class SpinnerJudge:
     def __getattr__(self, name: str) -> object:
         return getattr(self.inner, name)
 
-    def complete(self, request: JudgeRequest) -> str:
+    def complete(self, request: JudgeRequest) -> str | Completion:
         self.step_number += 1
         done = threading.Event()
         start = time.monotonic()

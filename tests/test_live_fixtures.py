@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pytest
 
 from offline_scorer.cassette.recorder import CassetteJudge, RecordMode
-from offline_scorer.judge import JudgeRequest
+from offline_scorer.judge import Completion, JudgeRequest, as_completion
 from offline_scorer.judges import pinned_identity
 from offline_scorer.options import ScorerOptions
 from offline_scorer.registry import load_registry
@@ -40,10 +40,10 @@ class Tap:
         self.inner = inner
         self.exchanges: list[Exchange] = []
 
-    def complete(self, request: JudgeRequest) -> str:
-        text = self.inner.complete(request)
-        self.exchanges.append(Exchange(request, text))
-        return text
+    def complete(self, request: JudgeRequest) -> Completion:
+        completion = as_completion(self.inner.complete(request))
+        self.exchanges.append(Exchange(request, completion.text))
+        return completion
 
 
 @pytest.fixture(scope="module")

@@ -34,9 +34,9 @@ def probe(schema):
 
 
 def test_grammar_constraint_is_really_applied(live_judge):
-    free = live_judge.complete(probe(None))
+    free = live_judge.complete(probe(None)).text
     assert any(ch.isdigit() for ch in free), free  # what the model says when free
-    constrained = live_judge.complete(probe(reason_schema()))
+    constrained = live_judge.complete(probe(reason_schema())).text
     data = json.loads(constrained)
     assert list(data) == ["explanation"]
     assert not any(ch.isdigit() for ch in constrained), constrained

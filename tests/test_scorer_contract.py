@@ -217,7 +217,8 @@ def test_empty_summary_scores_zero_and_says_why():
 def test_to_json_uses_spec_names_in_a_stable_order():
     result = score_of(scripted([T, F], 2, [T, F]))
     data = json.loads(result.to_json())
-    assert list(data) == ["score", "reason", "preprocessStepResult", "analyzeStepResult"]
+    assert list(data) == ["score", "reason", "preprocessStepResult", "analyzeStepResult",
+                          "verdictProbabilities"]
     assert list(data["preprocessStepResult"]) == ["alignment", "questions"]
     assert list(data["preprocessStepResult"]["alignment"][0]) == ["claim", "supported", "reason"]
     assert list(data["analyzeStepResult"]["coverage"][0]) == ["question", "answered", "reason"]

@@ -81,7 +81,7 @@ def test_the_threshold_is_part_of_the_key(tmp_path):
     live = judge({"preprocess": [0.9, 0.1], "analyze": [0.7, 0.8]})
     score(CassetteJudge(path, mode=RecordMode.RECORD, identity=IDENTITY, live=live))
     other = JudgeIdentity("a" * 64, "b" * 64, "test-backend/1", 0.7)
-    with pytest.raises(CassetteMissError, match="verdict threshold: recorded 0.62 vs now 0.7"):
+    with pytest.raises(CassetteMissError, match=r"verdict threshold: recorded 0\.62 vs now 0\.7"):
         score(CassetteJudge(path, mode=RecordMode.REPLAY, identity=other))
 
 

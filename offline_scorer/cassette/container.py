@@ -258,7 +258,7 @@ def _check(value: object, depth: int) -> None:
         raise _TypeRule(f"{kind.__name__} not allowed ({_ALLOWED})")
     if depth > MAX_DEPTH:
         raise _TypeRule(f"nested deeper than {MAX_DEPTH} levels")
-    items = value.items() if kind is dict else enumerate(value)  # type: ignore[attr-defined]
+    items = value.items() if kind is dict else enumerate(value)  # type: ignore[attr-defined,arg-type]
     for key, item in items:
         if kind is dict and type(key) is not str:
             raise _TypeRule(f"map key of type {type(key).__name__}, only str allowed")

@@ -64,10 +64,10 @@ def differences(recorded: KeyParts, requested: KeyParts) -> list[str]:
                         out.append(_text_diff(label, old[1], new[1]))
                     break
     if recorded.sampling != requested.sampling:
-        old, new = dict(recorded.sampling), dict(requested.sampling)
-        changed = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+        before, after = dict(recorded.sampling), dict(requested.sampling)
+        changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
         out.append("settings: " + ", ".join(
-            f"{k} recorded {old.get(k)!r} vs now {new.get(k)!r}" for k in changed))
+            f"{k} recorded {before.get(k)!r} vs now {after.get(k)!r}" for k in changed))
     if recorded.grammar != requested.grammar:
         out.append(_text_diff("grammar", recorded.grammar or "", requested.grammar or ""))
     return out

@@ -112,7 +112,7 @@ def from_payload(cassette: CassetteFile, key: bytes, payload: Mapping[str, Any])
             step=_field(payload, "step", str, where),
             parts=parts,
             completion=_completion(payload, threshold, where),
-            meta=payload.get("meta") if isinstance(payload.get("meta"), Mapping) else {},
+            meta=meta if isinstance(meta := payload.get("meta"), Mapping) else {},
         )
     except ValueError as error:
         raise CassetteFileError(f"{cassette.path}: malformed exchange record: {error}") from None
