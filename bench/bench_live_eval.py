@@ -1,0 +1,72 @@
+"""Live time per evaluation on the fixture pairs: the default GGUF, greedy, grammar-constrained.
+
+    python bench/bench_live_eval.py [--repeat 2] [--threads 2] [--pairs N]
+
+One model load (outside the timed region), then every pair scored once per repeat with the
+three judging calls; prints the median and mean wall time per evaluation, per-repeat medians,
+and how many generated tokens the grammar forced. Run it alone: other load skews the numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from offline_scorer.judge import as_completion
+from offline_scorer.live.llama_judge import load_judge
+from offline_scorer.options import ScorerOptions
+from offline_scorer.scorer import SummarizationScorer
+
+PAIRS = Path(__file__).resolve().parents[1] / "fixtures" / "pairs.jsonl"
+
+
+class Counting:
+    """Passes requests to the live judge and adds up its token usage."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.completion_tokens = 0
+        self.forced_tokens = 0
+
+    def complete(self, request):
+        completion = as_completion(self.inner.complete(request))  # type: ignore[attr-defined]
+        if completion.usage is not None:
+            self.completion_tokens += completion.usage.completion_tokens
+            self.forced_tokens += completion.usage.forced_tokens
+        return completion
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--pairs", type=int, default=0, help="first N pairs (0: all)")
+    args = parser.parse_args()
+    pairs = [json.loads(line) for line in PAIRS.read_text(encoding="utf-8").splitlines()]
+    pairs = pairs[: args.pairs or None]
+    judge = Counting(load_judge("default", threads=args.threads))
+    scorer = SummarizationScorer(judge, ScorerOptions())  # type: ignore[arg-type]
+    per_repeat: list[list[float]] = []
+    for _ in range(args.repeat):
+        times = []
+        for pair in pairs:
+            started = time.perf_counter()
+            scorer.score_texts(pair["source"], pair["summary"])
+            times.append(time.perf_counter() - started)
+        per_repeat.append(times)
+    every = [t for times in per_repeat for t in times]
+    evaluations = len(every)
+    print(f"pairs {len(pairs)}, repeats {args.repeat}, threads {args.threads}")
+    print(f"median s/eval {statistics.median(every):.2f}  mean {statistics.fmean(every):.2f}")
+    print("per-repeat medians " + ", ".join(f"{statistics.median(t):.2f}" for t in per_repeat))
+    print(f"generated tokens/eval {judge.completion_tokens / evaluations:.0f} "
+          f"(forced by the grammar {judge.forced_tokens / evaluations:.0f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

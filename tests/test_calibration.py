@@ -1,0 +1,121 @@
+"""Calibrating a verdict threshold: the rule, the registry write, and the command on a replayed
+cassette (a scripted judge records it, so no model runs here)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+
+import pytest
+
+from offline_scorer import ConfigError, InputError
+from offline_scorer.calibration import Labelled, calibrate, collect, label_of, write_threshold
+from offline_scorer.cassette.recorder import CassetteJudge, RecordMode
+from offline_scorer.datasets import load_dataset
+from offline_scorer.judges import pinned_identity
+from offline_scorer.options import ScorerOptions
+from offline_scorer.registry import load_registry
+from offline_scorer.scorer import SummarizationScorer
+from offline_scorer.testing import ScriptedJudge
+from tests.test_cli import run_cli
+
+SOURCE = "The ferry runs twice a day from the north pier. Tickets cost twelve euros."
+
+
+def test_labels_come_from_faithful_or_label():
+    assert label_of({"faithful": True}) is True
+    assert label_of({"label": 0}) is False
+    assert label_of({"faithful": "false"}) is False
+    assert label_of({"domain": "x"}) is None
+
+
+def test_the_threshold_separates_the_weakest_claims_by_label():
+    items = [Labelled(str(i), faithful, p) for i, (faithful, p) in enumerate(
+        [(True, 0.9), (True, 0.8), (True, 0.55), (False, 0.5), (False, 0.3), (False, 0.6)])]
+    result = calibrate(items)
+    assert 0.5 < result.threshold <= 0.55
+    assert result.balanced_accuracy == pytest.approx(5 / 6)
+    assert result.roc_auc == pytest.approx(8 / 9)
+    low, high = result.roc_auc_ci
+    assert 0 <= low <= result.roc_auc <= high <= 1
+
+
+def test_one_class_only_is_refused():
+    with pytest.raises(InputError, match="both kinds"):
+        calibrate([Labelled("a", True, 0.9), Labelled("b", True, 0.2)])
+
+
+def _rows(tmp_path, n=6):
+    data = tmp_path / "labelled.jsonl"
+    lines = [json.dumps({"id": f"r{i}", "source": SOURCE, "summary": f"Summary number {i}.",
+                         "faithful": i % 2 == 0}) for i in range(n)]
+    data.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return data
+
+
+class ByRow(ScriptedJudge):
+    """P(supported) high for even rows (faithful), low for odd ones."""
+
+    def complete(self, request):
+        row = int(request.messages[1].content.split("Summary number ")[1][0])
+        self.probabilities = {"preprocess": (0.8 if row % 2 == 0 else 0.3,)}
+        return super().complete(request)
+
+
+def _judge():
+    return ByRow(alignment=[{"claim": "c", "supported": True, "reason": "r"}],
+                 questions=["q?"], threshold=0.5)
+
+
+def test_collect_reads_the_weakest_claim_of_each_row(tmp_path):
+    scorer = SummarizationScorer(_judge(), ScorerOptions())
+    items, skipped = collect(load_dataset(_rows(tmp_path)), scorer)
+    assert skipped == 0
+    assert [(i.faithful, i.weakest) for i in items[:2]] == [(True, 0.8), (False, 0.3)]
+
+
+def test_a_judge_without_probabilities_cannot_be_calibrated(tmp_path):
+    judge = ScriptedJudge(alignment=[{"claim": "c", "supported": True, "reason": "r"}],
+                          questions=["q?"])
+    with pytest.raises(ConfigError, match="gives no verdict probabilities"):
+        collect(load_dataset(_rows(tmp_path)), SummarizationScorer(judge, ScorerOptions()))
+
+
+def test_write_threshold_copies_a_shipped_entry_and_keeps_comments(tmp_path):
+    spec = load_registry().resolve("default")
+    registry = tmp_path / "models.toml"
+    registry.write_text("# my models\ndefault = \"smollm2-135m\"\n", encoding="utf-8")
+    write_threshold(registry, spec.name, spec.to_entry(), 0.4321)
+    text = registry.read_text(encoding="utf-8")
+    assert text.startswith("# my models\n")
+    entry = tomllib.loads(text)["models"][spec.name]
+    assert entry["verdict_threshold"] == 0.4321
+    assert entry["sha256"] == spec.sha256 and entry["package"] == spec.package
+
+
+def test_calibrate_command_replays_and_writes_only_the_user_registry(tmp_path):
+    spec = load_registry().resolve("default")
+    cassette = tmp_path / "c.oscas"
+    recorder = CassetteJudge(cassette, mode=RecordMode.RECORD, identity=pinned_identity(spec),
+                             live=_judge())
+    collect(load_dataset(_rows(tmp_path)), SummarizationScorer(recorder, ScorerOptions()))
+    recorder.close()
+    user = tmp_path / "user-models.toml"
+    user.write_text("# mine\n", encoding="utf-8")
+    shipped_before = (load_registry().models[spec.name].origin, spec.verdict_threshold)
+    proc = run_cli("calibrate", str(_rows(tmp_path)), "--record-mode", "replay", "--cassette",
+                   str(cassette), "--json", env={**os.environ, "OFFLINE_SCORER_MODELS": str(user)})
+    assert proc.returncode == 0, proc.stderr.decode()
+    figures = json.loads(proc.stdout)
+    assert figures["roc_auc"] == 1.0 and figures["balanced_accuracy"] == 1.0
+    assert figures["written_to"] == str(user)
+    assert tomllib.loads(user.read_text())["models"][spec.name]["verdict_threshold"] == \
+        figures["threshold"]
+    assert (load_registry().models[spec.name].origin, spec.verdict_threshold) == shipped_before
+
+
+def test_calibrate_refuses_contradicting_flags(tmp_path):
+    proc = run_cli("calibrate", str(_rows(tmp_path)), "--write-shipped", "--dry-run")
+    assert proc.returncode == 2
+    assert proc.stderr.decode().count("\n") == 1
