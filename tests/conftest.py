@@ -54,7 +54,7 @@ def replay_env(tmp_path: Path) -> dict[str, str]:
     registry.write_text(
         f"[models.{spec.name}]\npath = \"{tmp_path / 'absent.gguf'}\"\n"
         f"sha256 = \"{spec.sha256}\"\nchat_template_sha256 = \"{spec.chat_template_sha256}\"\n"
-        f"context_size = {spec.context_size}\n",
+        f"context_size = {spec.context_size}\nverdict_threshold = {spec.verdict_threshold}\n",
         encoding="utf-8",
     )
     return {**os.environ, "OFFLINE_SCORER_MODELS": str(registry), "PYTHONPATH": str(ROOT)}
