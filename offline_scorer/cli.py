@@ -69,6 +69,11 @@ def _print_result(result: ScorerResult) -> None:
     click.echo(f"coverage   {o.coverage!r}  ({o.answered_questions} of {o.asked_questions} "
                "questions answered)")
     click.echo(f"limiting   {o.limiting_axis}")
+    found = result.verdict_probabilities
+    if found is not None:
+        weakest = found.min_supported
+        click.echo(f"P(true)    weakest claim {'n/a' if weakest is None else weakest}, verdicts "
+                   f"true at or above {found.threshold}")
     click.echo("")
     click.echo(f"reason: {result.reason}")
     click.echo("")
