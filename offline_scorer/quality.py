@@ -63,17 +63,25 @@ def _doubled_ranks(values: Sequence[float]) -> list[int]:
     return ranks
 
 
+def _class_sizes(scores: Sequence[float], labels: Sequence[bool]) -> tuple[int, int] | None:
+    """(positives, negatives) after checking the columns; None when either class is empty."""
+    n = _check_lengths(scores, labels)
+    _check_numbers(scores)
+    positives = sum(1 for label in labels if label)
+    if positives in (0, n):
+        return None
+    return positives, n - positives
+
+
 def roc_auc(scores: Sequence[float], labels: Sequence[bool]) -> float | None:
     """Area under the ROC curve: P(score of a positive > score of a negative), ties count 1/2.
 
     Computed from ranks (Mann-Whitney U), O(n log n). None when either class is empty.
     """
-    n = _check_lengths(scores, labels)
-    _check_numbers(scores)
-    positives = sum(1 for label in labels if label)
-    negatives = n - positives
-    if positives == 0 or negatives == 0:
+    sizes = _class_sizes(scores, labels)
+    if sizes is None:
         return None
+    positives, negatives = sizes
     ranks = _doubled_ranks(scores)
     rank_sum = sum(rank for rank, label in zip(ranks, labels, strict=True) if label)
     # U = R - p(p+1)/2 with R the positives' rank sum; AUC = U / (p n). Doubled: 2U / (2 p n).
@@ -116,12 +124,10 @@ def best_threshold(scores: Sequence[float],
     accuracy (compared exactly, as integers), the one closest to 0.5 wins, then the lower one.
     Returns (threshold, balanced accuracy), or None when either class is empty.
     """
-    n = _check_lengths(scores, labels)
-    _check_numbers(scores)
-    positives = sum(1 for label in labels if label)
-    negatives = n - positives
-    if positives == 0 or negatives == 0:
+    sizes = _class_sizes(scores, labels)
+    if sizes is None:
         return None
+    positives, negatives = sizes
     distinct = sorted(set(scores))
     at: dict[float, list[int]] = {value: [0, 0] for value in distinct}
     for score, label in zip(scores, labels, strict=True):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from fractions import Fraction
 from itertools import product
 
@@ -193,15 +192,14 @@ def test_bootstrap_edges():
         bootstrap_ci(roc_auc, [[0.1, 0.2], [T]])
 
 
-def test_bootstrap_of_auc_over_200_items_takes_about_a_second():
+def test_bootstrap_of_auc_over_200_items_uses_every_resample():
+    # Speed is measured by bench scripts, not here; this checks no resample is wasted.
     rng = random.Random(0)
     labels = [i % 2 == 0 for i in range(200)]
     scores = [rng.choice([0, 0.5, 1, rng.random()]) for _ in labels]
-    start = time.perf_counter()
     interval = bootstrap_ci(roc_auc, [scores, labels])
-    elapsed = time.perf_counter() - start
     assert interval.used == 2000
-    assert elapsed < 6, f"{elapsed:.2f} s for 2000 resamples of 200 items"
+    assert interval.low <= roc_auc(scores, labels) <= interval.high
 
 
 # --------------------------------------------------------------------------- cross-checks
