@@ -9,9 +9,9 @@ on one half does not generalise):
 
 - verdict: the weakest claim's P(supported) as the judge recorded it (read from an `eval`
   results file; no model needed);
-- content-free: contextual calibration (Zhao et al. 2021): logit P(supported | source) minus
-  logit P(supported | source "N/A"), per claim, weakest claim; runs the preprocess step again
-  with the content-free source;
+- content-free: contextual calibration (Zhao et al. 2021): logit P(supported | source) (from
+  the results file) minus logit P(supported | source "N/A"), per claim, weakest claim; runs the
+  preprocess step again with the content-free source;
 - lift: how much the source raises the likelihood of the summary's tokens,
   log P(token | source) - log P(token | no source), mean of each claim's 3 lowest tokens,
   weakest claim; a plain language-model pass, no instruction following.
@@ -39,30 +39,33 @@ def _logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
-def verdict_signal(results: Path) -> dict[str, float]:
+def recorded_probabilities(results: Path) -> dict[str, list[float]]:
+    """Each item's P(supported) per claim, as its results line recorded them."""
     out = {}
     for line in results.read_text(encoding="utf-8").splitlines():
         item = json.loads(line)
         found = (item.get("result") or {}).get("verdictProbabilities") or {}
         known = [p for p in found.get("alignment", []) if p is not None]
         if known:
-            out[item["id"]] = min(known)
+            out[item["id"]] = known
     return out
 
 
-def content_free_signal(rows: list[dict[str, Any]], threads: int) -> dict[str, float]:
+def content_free_signal(
+    rows: list[dict[str, Any]], recorded: dict[str, list[float]], threads: int
+) -> dict[str, float]:
     from offline_scorer.judge import as_completion
     from offline_scorer.live.llama_judge import load_judge
 
     judge = load_judge("default", threads=threads)
     out = {}
     for row in rows:
-        pair = []
-        for source in (row["source"], CONTENT_FREE):
-            request = prompts.preprocess_request(source, row["summary"], 10)
-            pair.append(as_completion(judge.complete(request)).verdict_probabilities or ())
-        if pair[0]:
-            out[row["id"]] = min(_logit(a) - _logit(b) for a, b in zip(*pair, strict=True))
+        if row["id"] not in recorded:
+            continue
+        request = prompts.preprocess_request(CONTENT_FREE, row["summary"], 10)
+        free = as_completion(judge.complete(request)).verdict_probabilities or ()
+        pairs = zip(recorded[row["id"]], free, strict=True)
+        out[row["id"]] = min(_logit(a) - _logit(b) for a, b in pairs)
     return out
 
 
@@ -128,14 +131,16 @@ def main() -> int:
     rows = [json.loads(line) for line in args.data.read_text(encoding="utf-8").splitlines()
             if line.strip()][: args.limit]
     wanted = args.signals.split(",")
+    if {"verdict", "content-free"} & set(wanted) and args.results is None:
+        parser.error("the verdict and content-free signals need --results")
+    recorded = recorded_probabilities(args.results) if args.results else {}
     makers: dict[str, Callable[[], dict[str, float]]] = {
-        "content-free": lambda: content_free_signal(rows, args.threads),
+        "content-free": lambda: content_free_signal(rows, recorded, args.threads),
         "lift": lambda: lift_signal(rows, args.threads),
     }
     if "verdict" in wanted:
-        if args.results is None:
-            parser.error("the verdict signal needs --results")
-        print(_auc_line("verdict", verdict_signal(args.results), rows), flush=True)
+        verdict = {item: min(values) for item, values in recorded.items()}
+        print(_auc_line("verdict", verdict, rows), flush=True)
     for name in ("content-free", "lift"):
         if name in wanted:
             print(_auc_line(name, makers[name](), rows), flush=True)
