@@ -9,6 +9,7 @@ content words for the grounding benchmark, so product and measurement agree on w
 
 from __future__ import annotations
 
+import functools
 import re
 
 # Sentence ends: . ! ? (with closing quotes or brackets) followed by space, or a line break.
@@ -32,7 +33,7 @@ MIN_QUESTION_CONTENT_WORDS = 4  # shorter source sentences ("Lol.", "Darn. 1:1."
 
 
 def words(text: str) -> list[str]:
-    return [w.lower().replace("\u2019", "'") for w in _WORD.findall(text)]
+    return _WORD.findall(text.lower().replace("\u2019", "'"))
 
 
 def content_words(text: str) -> list[str]:
@@ -56,14 +57,17 @@ def sentences(text: str) -> list[str]:
     out: list[str] = []
     for piece in pieces:
         cleaned = " ".join(piece.split()).strip()
-        if words(cleaned) and cleaned not in out:
+        if _WORD.search(cleaned) and cleaned not in out:
             out.append(cleaned)
     return out
 
 
-def claims_of(summary: str) -> list[str]:
-    """The claims the judge must rule on: each sentence of the summary, once."""
-    return sentences(summary)
+@functools.lru_cache(maxsize=256)
+def claims_of(summary: str) -> tuple[str, ...]:
+    """The claims the judge must rule on: each sentence of the summary, once.
+
+    Cached (as question_candidates is): replay rebuilds every request of an evaluation."""
+    return tuple(sentences(summary))
 
 
 def as_question(sentence: str) -> str:
@@ -75,11 +79,12 @@ def as_question(sentence: str) -> str:
     return f"{QUESTION_FRAME}{body}?"
 
 
-def question_candidates(source: str) -> list[str]:
+@functools.lru_cache(maxsize=256)
+def question_candidates(source: str) -> tuple[str, ...]:
     """Every question the judge may ask: one per fact-stating source sentence, in source order.
 
     A source whose sentences are all short offers all of them rather than none.
     """
     every = sentences(source)
     stating = [s for s in every if len(content_words(s)) >= MIN_QUESTION_CONTENT_WORDS]
-    return list(dict.fromkeys(as_question(s) for s in stating or every))
+    return tuple(dict.fromkeys(as_question(s) for s in stating or every))

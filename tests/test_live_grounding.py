@@ -47,7 +47,7 @@ def preprocess(live_judge):
 def test_every_claim_is_a_sentence_of_the_summary_once(preprocess):
     _, _, answer = preprocess
     claims = [c["claim"] for c in answer["alignment"]]
-    assert claims == claims_of(SUMMARY)
+    assert claims == list(claims_of(SUMMARY))
     assert len(claims) == len(set(claims)) == 2
 
 
