@@ -17,6 +17,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+|\s*\n+\s*")
 _ABBREVIATIONS = frozenset(
     "mr mrs ms dr prof st jr sr vs etc inc ltd co corp no fig e.g i.e u.s u.k approx est".split()  # noqa: SIM905
 )
+_LAST_WORD = re.compile(r"(\S+)\s*$")
 _WORD = re.compile(r"[^\W_]+(?:['\u2019.-][^\W_]+)*")
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been before
@@ -46,20 +47,20 @@ def sentences(text: str) -> list[str]:
     pieces: list[str] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
-        before = text[start : match.start()].rstrip()
-        last = before.rsplit(None, 1)[-1].rstrip(".") if before.split() else ""
+        found = _LAST_WORD.search(text, start, match.start())
+        last = found.group(1).rstrip(".") if found else ""
         initial = len(last) == 1 and last.isalpha() and last.isupper()
         if "\n" not in match.group() and (last.lower() in _ABBREVIATIONS or initial):
             continue  # "Dr. Smith", "J. Smith": not a sentence end
         pieces.append(text[start : match.start()])
         start = match.end()
     pieces.append(text[start:])
-    out: list[str] = []
+    out: dict[str, None] = {}
     for piece in pieces:
-        cleaned = " ".join(piece.split()).strip()
-        if _WORD.search(cleaned) and cleaned not in out:
-            out.append(cleaned)
-    return out
+        cleaned = " ".join(piece.split())
+        if _WORD.search(cleaned):
+            out.setdefault(cleaned)
+    return list(out)
 
 
 @functools.lru_cache(maxsize=256)
