@@ -69,18 +69,19 @@ class SummarizationScorer:
         self.judge = judge
         self.options = options
 
-    def run(self, run: Mapping[str, Any]) -> ScorerResult:
+    def _texts(self, run: Mapping[str, Any]) -> tuple[str, str]:
+        """(source, summary) of a Mastra run, by the spec's resolution rules."""
         run_input, output = split_run(run)
-        summary = resolve_summary(output)
-        source = resolve_source(run_input, output, self.options)
-        return self.score_texts(source, summary)
+        summary = resolve_summary(output)  # first, as before: its errors are reported first
+        return resolve_source(run_input, output, self.options), summary
+
+    def run(self, run: Mapping[str, Any]) -> ScorerResult:
+        return self.score_texts(*self._texts(run))
 
     def claim_probabilities(self, run: Mapping[str, Any]) -> tuple[float, ...] | None:
         """P(supported) of each claim of the run's summary (preprocess step only), or None when
         the judge gives no probabilities: what calibrating a verdict threshold needs."""
-        run_input, output = split_run(run)
-        summary = resolve_summary(output)
-        source = resolve_source(run_input, output, self.options)
+        source, summary = self._texts(run)
         request = prompts.preprocess_request(source, summary, self.options.max_questions)
         pre, completion = _ask(self.judge, request, PreprocessOutput)
         return _probabilities("preprocess", completion, len(pre.alignment))
