@@ -18,10 +18,12 @@ from typing import Any
 from offline_scorer import quality
 from offline_scorer.datasets import DataItem, RowError
 from offline_scorer.errors import ConfigError, InputError
+from offline_scorer.report_quality import LABEL_FIELDS as REPORT_LABELS
 from offline_scorer.report_quality import binary_label
 from offline_scorer.scorer import SummarizationScorer
 
-LABEL_FIELDS = ("faithful", "label")
+# The binary label fields `report` reads, in its order of preference.
+LABEL_FIELDS = tuple(name for name, kind in REPORT_LABELS.items() if kind == "binary")
 
 
 @dataclass(frozen=True)
@@ -141,5 +143,9 @@ def write_threshold(registry: Path, name: str, entry: Mapping[str, Any], thresho
             table[key] = value
         models[name] = table
     models[name]["verdict_threshold"] = threshold
-    registry.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(registry, tomlkit.dumps(document))
+    try:
+        registry.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(registry, tomlkit.dumps(document))
+    except OSError as error:
+        raise ConfigError(f"cannot write model registry {registry}: "
+                          f"{error.strerror or error}") from None

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Replace `path` with `text` (UTF-8): temp file in the same folder, fsync, rename."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    """Replace `path` with `text` (UTF-8): a temp file beside it, fsync, rename.
+
+    A plain open (not mkstemp) so the file gets the usual umask permissions, as a file the user
+    edits by hand (a registry) or shares (a report) should.
+    """
+    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+        with open(tmp, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise

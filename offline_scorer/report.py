@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from offline_scorer.errors import InputError
+from offline_scorer.files import atomic_write_text
 from offline_scorer.report_quality import judge_quality
 
 Item = dict[str, Any]
@@ -834,15 +835,7 @@ def write_html(text: str, html_path: Path, results_path: Path | None = None) -> 
     directory = html_path.parent
     if not directory.is_dir():
         raise InputError(f"cannot write {html_path}: the directory {directory} does not exist")
-    # A plain open (not mkstemp) so the report gets the usual umask permissions.
-    tmp = directory / f".{html_path.name}.{os.getpid()}.tmp"
     try:
-        try:
-            with open(tmp, "wb") as handle:
-                handle.write(text.encode("utf-8"))
-            os.replace(tmp, html_path)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        atomic_write_text(html_path, text)
     except OSError as error:
         raise InputError(f"cannot write {html_path}: {error.strerror or error}") from None

@@ -119,3 +119,16 @@ def test_calibrate_refuses_contradicting_flags(tmp_path):
     proc = run_cli("calibrate", str(_rows(tmp_path)), "--write-shipped", "--dry-run")
     assert proc.returncode == 2
     assert proc.stderr.decode().count("\n") == 1
+
+
+def test_the_registry_keeps_ordinary_permissions_and_a_bad_path_is_one_clear_error(tmp_path):
+    spec = load_registry().resolve("default")
+    registry = tmp_path / "models.toml"
+    write_threshold(registry, spec.name, spec.to_entry(), 0.5)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert registry.stat().st_mode & 0o777 == 0o666 & ~umask
+    blocked = tmp_path / "a-file"
+    blocked.write_text("x")
+    with pytest.raises(ConfigError, match="cannot write model registry"):
+        write_threshold(blocked / "models.toml", spec.name, spec.to_entry(), 0.5)
