@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from offline_scorer.cassette.container import (  # noqa: E402
+from offline_scorer.cassette.store.container import (  # noqa: E402
     CassetteFile,
     blob_key,
     encode_blob,

@@ -38,9 +38,9 @@ if str(ROOT) not in sys.path:
 
 from machine import cpu_model, package_version  # noqa: E402  (bench/machine.py)
 
-from offline_scorer.grammar import request_grammar  # noqa: E402
-from offline_scorer.live.llama_judge import load_judge  # noqa: E402
-from offline_scorer.prompts import PREPROCESS_MAX_TOKENS, preprocess_request  # noqa: E402
+from offline_scorer.backends.llama_cpp.gbnf import request_grammar  # noqa: E402
+from offline_scorer.backends.llama_cpp.judge import load_judge  # noqa: E402
+from offline_scorer.scorers.summarization.prompts import PREPROCESS_MAX_TOKENS, preprocess_request  # noqa: E402
 
 PAIRS_FILE = ROOT / "fixtures" / "pairs.jsonl"
 MAX_QUESTIONS = 10

@@ -11,7 +11,7 @@ For every ok item it checks the answers against the texts they judged:
 - questions grounded in the source: at least 80% of the question's content words occur in it;
 - explanation copied from the prompt: a run of 6 or more words of the fixed prompt text (system
   message and reason instructions) inside the judge's explanation.
-Content words are `offline_scorer.grounding.content_words` (lower-cased words, stopwords out).
+Content words are `offline_scorer.scorers.summarization.grounding.content_words` (lower-cased words, stopwords out).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import json
 import sys
 from pathlib import Path
 
-from offline_scorer.grounding import content_words, words
-from offline_scorer.prompts import _REASON, instructions
+from offline_scorer.scorers.summarization.grounding import content_words, words
+from offline_scorer.scorers.summarization.prompts import _REASON, instructions
 
 # The worked examples of the earlier prompts (offline-scorer 0.1), whose words leaked.
 WORKED_EXAMPLE_PHRASES = (

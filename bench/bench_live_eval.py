@@ -16,10 +16,10 @@ import sys
 import time
 from pathlib import Path
 
-from offline_scorer.judge import as_completion
-from offline_scorer.live.llama_judge import load_judge
-from offline_scorer.options import ScorerOptions
-from offline_scorer.scorer import SummarizationScorer
+from offline_scorer.judging.protocol import as_completion
+from offline_scorer.backends.llama_cpp.judge import load_judge
+from offline_scorer.scorers.summarization.options import ScorerOptions
+from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
 PAIRS = Path(__file__).resolve().parents[1] / "fixtures" / "pairs.jsonl"
 

@@ -42,11 +42,11 @@ def _pin_one_cpu() -> str:
 
 
 def _scorer(cassette: Path, mode: str = "replay", live: Any = None) -> Any:
-    from offline_scorer.cassette.recorder import CassetteJudge, RecordMode
-    from offline_scorer.judges import pinned_identity
-    from offline_scorer.options import ScorerOptions
-    from offline_scorer.registry import load_registry
-    from offline_scorer.scorer import SummarizationScorer
+    from offline_scorer.cassette.judge import CassetteJudge, RecordMode
+    from offline_scorer.judging.open import pinned_identity
+    from offline_scorer.scorers.summarization.options import ScorerOptions
+    from offline_scorer.models.registry import load_registry
+    from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
     identity = pinned_identity(load_registry().resolve("default"))
     judge = CassetteJudge(cassette, mode=RecordMode(mode), identity=identity, live=live)

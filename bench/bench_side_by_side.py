@@ -45,16 +45,16 @@ if str(ROOT) not in sys.path:
 from machine import cpu_model, package_version  # noqa: E402  (bench/machine.py)
 
 from offline_scorer.errors import GenerationError  # noqa: E402
-from offline_scorer.grammar import request_grammar  # noqa: E402
-from offline_scorer.judge import JudgeRequest  # noqa: E402
-from offline_scorer.live.llama_judge import LlamaJudge, default_threads, load_judge  # noqa: E402
-from offline_scorer.options import ScorerOptions  # noqa: E402
-from offline_scorer.prompts import (  # noqa: E402
+from offline_scorer.backends.llama_cpp.gbnf import request_grammar  # noqa: E402
+from offline_scorer.judging.protocol import JudgeRequest  # noqa: E402
+from offline_scorer.backends.llama_cpp.judge import LlamaJudge, default_threads, load_judge  # noqa: E402
+from offline_scorer.scorers.summarization.options import ScorerOptions  # noqa: E402
+from offline_scorer.scorers.summarization.prompts import (  # noqa: E402
     ANALYZE_MAX_TOKENS,
     PREPROCESS_MAX_TOKENS,
     REASON_MAX_TOKENS,
 )
-from offline_scorer.scorer import SummarizationScorer  # noqa: E402
+from offline_scorer.scorers.summarization.scorer import SummarizationScorer  # noqa: E402
 
 PAIRS_FILE = ROOT / "fixtures" / "pairs.jsonl"
 DEEPEVAL_DIR = ROOT / "bench" / "deepeval"

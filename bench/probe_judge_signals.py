@@ -28,8 +28,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from offline_scorer import prompts, quality
-from offline_scorer.grounding import claims_of
+from offline_scorer.report import stats as quality
+from offline_scorer.scorers.summarization import prompts
+from offline_scorer.scorers.summarization.grounding import claims_of
 
 CONTENT_FREE = "N/A"
 
@@ -54,8 +55,8 @@ def recorded_probabilities(results: Path) -> dict[str, list[float]]:
 def content_free_signal(
     rows: list[dict[str, Any]], recorded: dict[str, list[float]], threads: int
 ) -> dict[str, float]:
-    from offline_scorer.judge import as_completion
-    from offline_scorer.live.llama_judge import load_judge
+    from offline_scorer.judging.protocol import as_completion
+    from offline_scorer.backends.llama_cpp.judge import load_judge
 
     judge = load_judge("default", threads=threads)
     out = {}
@@ -73,7 +74,7 @@ def lift_signal(rows: list[dict[str, Any]], threads: int) -> dict[str, float]:
     import llama_cpp
     import numpy as np
 
-    from offline_scorer.registry import load_registry
+    from offline_scorer.models.registry import load_registry
 
     path, _ = load_registry().resolve("default").verify()
     llama = llama_cpp.Llama(model_path=str(path), n_ctx=4096, n_threads=threads,

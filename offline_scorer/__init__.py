@@ -14,11 +14,11 @@ from offline_scorer.errors import (
     ModelError,
     OfflineScorerError,
 )
-from offline_scorer.judge import Judge, JudgeRequest, Message, SamplingSettings
-from offline_scorer.options import ScorerOptions
-from offline_scorer.result import ScorerResult
-from offline_scorer.run_shapes import ToolResult, extract_tool_results
-from offline_scorer.scorer import SummarizationScorer, create_summarization_scorer
+from offline_scorer.judging.protocol import Judge, JudgeRequest, Message, SamplingSettings
+from offline_scorer.scorers.summarization.options import ScorerOptions
+from offline_scorer.scorers.summarization.result import ScorerResult
+from offline_scorer.scorers.summarization.runs import ToolResult, extract_tool_results
+from offline_scorer.scorers.summarization.scorer import SummarizationScorer, create_summarization_scorer
 
 try:
     __version__ = version("offline-scorer")

@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
-from offline_scorer.cassette.recorder import CassetteJudge, RecordMode, parse_mode
-from offline_scorer.judge import Judge
-from offline_scorer.judges import JudgeSettings, open_judge, resolve_mode
-from offline_scorer.options import ScorerOptions
-from offline_scorer.scorer import SummarizationScorer
+from offline_scorer.cassette.judge import CassetteJudge, RecordMode, parse_mode
+from offline_scorer.judging.protocol import Judge
+from offline_scorer.judging.open import JudgeSettings, open_judge, resolve_mode
+from offline_scorer.scorers.summarization.options import ScorerOptions
+from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
 _JUDGE_KEYS = {"model", "cassette"}
 

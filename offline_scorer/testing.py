@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from offline_scorer.judge import Completion, JudgeRequest
+from offline_scorer.judging.protocol import Completion, JudgeRequest
 
 
 class ScriptedJudge:

@@ -47,7 +47,7 @@ def fixture_ids() -> list[str]:
 
 def replay_env(tmp_path: Path) -> dict[str, str]:
     """Environment in which the default model's file does not exist (pins unchanged)."""
-    from offline_scorer.registry import load_registry
+    from offline_scorer.models.registry import load_registry
 
     spec = load_registry().resolve("default")
     registry = tmp_path / "models.toml"
@@ -81,6 +81,6 @@ PYTHON = sys.executable
 def live_judge():
     """The real default GGUF, loaded once per test session."""
     pytest.importorskip("llama_cpp", reason="the live extra is not installed")
-    from offline_scorer.live.llama_judge import load_judge
+    from offline_scorer.backends.llama_cpp.judge import load_judge
 
     return load_judge("default")

@@ -9,11 +9,11 @@ from __future__ import annotations
 import json
 import sys
 
-from offline_scorer.cassette.recorder import CassetteJudge, RecordMode
-from offline_scorer.judges import pinned_identity
-from offline_scorer.options import ScorerOptions
-from offline_scorer.registry import load_registry
-from offline_scorer.scorer import SummarizationScorer
+from offline_scorer.cassette.judge import CassetteJudge, RecordMode
+from offline_scorer.judging.open import pinned_identity
+from offline_scorer.scorers.summarization.options import ScorerOptions
+from offline_scorer.models.registry import load_registry
+from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
 
 def main(cassette: str, pairs_path: str) -> None:

@@ -10,13 +10,13 @@ import tomllib
 import pytest
 
 from offline_scorer import ConfigError, InputError
-from offline_scorer.calibration import Labelled, calibrate, collect, label_of, write_threshold
-from offline_scorer.cassette.recorder import CassetteJudge, RecordMode
-from offline_scorer.datasets import load_dataset
-from offline_scorer.judges import pinned_identity
-from offline_scorer.options import ScorerOptions
-from offline_scorer.registry import load_registry
-from offline_scorer.scorer import SummarizationScorer
+from offline_scorer.scorers.summarization.calibration import Labelled, calibrate, collect, label_of, write_threshold
+from offline_scorer.cassette.judge import CassetteJudge, RecordMode
+from offline_scorer.batch.datasets import load_dataset
+from offline_scorer.judging.open import pinned_identity
+from offline_scorer.scorers.summarization.options import ScorerOptions
+from offline_scorer.models.registry import load_registry
+from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 from offline_scorer.testing import ScriptedJudge
 from tests.test_cli import run_cli
 

@@ -53,7 +53,7 @@ def test_verify_ok_and_damaged(tmp_path):
 
 def test_verify_detects_a_record_whose_key_does_not_match(tmp_path):
     """A response edited by hand with a valid frame still fails: keys are recomputed."""
-    from offline_scorer.cassette.container import CassetteFile
+    from offline_scorer.cassette.store.container import CassetteFile
 
     copy = tmp_path / "edited.oscas"
     with CassetteFile(FIXTURE_CASSETTE, create=False) as src, \
@@ -73,7 +73,7 @@ def test_merge_skips_known_keys(tmp_path):
     out = tmp_path / "merged.oscas"
     proc = run_cli("cassette", "merge", str(out), str(FIXTURE_CASSETTE), str(FIXTURE_CASSETTE))
     assert proc.returncode == 0
-    from offline_scorer.cassette.container import CassetteFile
+    from offline_scorer.cassette.store.container import CassetteFile
 
     with CassetteFile(FIXTURE_CASSETTE, create=False) as cas:
         records = [key for key, _ in cas.iter_exchanges()]

@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from offline_scorer.cassette import container  # noqa: E402
-from offline_scorer.cassette.container import (  # noqa: E402
+from offline_scorer.cassette.store import container  # noqa: E402
+from offline_scorer.cassette.store.container import (  # noqa: E402
     MAGIC,
     MAX_DEPTH,
     OVERHEAD,
@@ -491,7 +491,7 @@ def test_concurrent_creation_and_appends_from_two_processes(tmp_path):
     script = textwrap.dedent(
         """
         import hashlib, sys, time
-        from offline_scorer.cassette.container import CassetteFile
+        from offline_scorer.cassette.store.container import CassetteFile
         path, tag, start = sys.argv[1], sys.argv[2], float(sys.argv[3])
         time.sleep(max(0.0, start - time.time()))
         with CassetteFile.open(path, create=True) as cas:
@@ -528,7 +528,7 @@ def test_kill_9_while_recording_loses_nothing_reported(tmp_path):
     script = textwrap.dedent(
         """
         import hashlib, sys
-        from offline_scorer.cassette.container import CassetteFile
+        from offline_scorer.cassette.store.container import CassetteFile
         with CassetteFile.open(sys.argv[1], create=True) as cas:
             i = 0
             while True:

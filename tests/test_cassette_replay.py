@@ -13,13 +13,13 @@ import sys
 import pytest
 
 from offline_scorer import CassetteMissError, ConfigError
-from offline_scorer.cassette.container import CassetteFile
+from offline_scorer.cassette.store.container import CassetteFile
 from offline_scorer.cassette.key import key_parts
-from offline_scorer.cassette.recorder import CassetteJudge, RecordMode
-from offline_scorer.judge import JudgeIdentity
-from offline_scorer.options import ScorerOptions
-from offline_scorer.prompts import preprocess_request
-from offline_scorer.scorer import SummarizationScorer
+from offline_scorer.cassette.judge import CassetteJudge, RecordMode
+from offline_scorer.judging.protocol import JudgeIdentity
+from offline_scorer.scorers.summarization.options import ScorerOptions
+from offline_scorer.scorers.summarization.prompts import preprocess_request
+from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 from tests.conftest import FIXTURES, ROOT, block_imports_code, fixture_ids, replay_env
 from tests.helpers import SOURCE, SUMMARY, scripted
 
@@ -139,7 +139,7 @@ def test_same_exchanges_in_the_same_order_give_the_same_bytes(tmp_path):
 
 
 def test_env_var_forces_replay(monkeypatch):
-    from offline_scorer.judges import resolve_mode
+    from offline_scorer.judging.open import resolve_mode
 
     monkeypatch.setenv("OFFLINE_SCORER_RECORD_MODE", "replay")
     mode, note = resolve_mode(RecordMode.RECORD)
@@ -151,7 +151,7 @@ def test_env_var_forces_replay(monkeypatch):
 
 def _cli_replay(args, env, cwd=ROOT):
     code = block_imports_code("llama_cpp", "llguidance") + (
-        "from offline_scorer.cli import main\n"
+        "from offline_scorer.cli.main import main\n"
         "sys.argv = ['offline-scorer'] + sys.argv[1:]\n"
         "main()\n"
     )

@@ -15,8 +15,8 @@ import sys
 import pytest
 
 from offline_scorer import create_summarization_scorer
-from offline_scorer.datasets import DataItem, load_dataset
-from offline_scorer.evals import dump_line, run_evals, with_metadata
+from offline_scorer.batch.datasets import DataItem, load_dataset
+from offline_scorer.batch.run import dump_line, run_evals, with_metadata
 from tests.conftest import FIXTURES, ROOT, block_imports_code, replay_env
 from tests.helpers import scripted
 
@@ -87,7 +87,7 @@ def test_extra_fields_travel_as_metadata_and_leave_the_digest_alone():
 
 
 def test_a_metadata_object_is_merged_and_top_level_keys_win():
-    from offline_scorer.datasets import item_from_mapping
+    from offline_scorer.batch.datasets import item_from_mapping
 
     row = {"id": "a", "source": "S.", "summary": "T.", "split": "dev",
            "metadata": {"faithful": True, "rater": "x", "split": "test"}, "faithful": False}
@@ -103,7 +103,7 @@ def test_a_metadata_object_is_merged_and_top_level_keys_win():
     ({"id": "a", "source": "S.", "summary": "T.", "score": float("nan")}, "'score' holds nan"),
 ])
 def test_rows_that_cannot_be_carried_are_refused(row, message):
-    from offline_scorer.datasets import item_from_mapping
+    from offline_scorer.batch.datasets import item_from_mapping
     from offline_scorer.errors import InputError
 
     with pytest.raises(InputError, match=message):
@@ -138,7 +138,7 @@ def test_the_shared_dev_set_loads_without_errors():
 
 def eval_cli(*args, env, cwd=ROOT):
     code = block_imports_code("llama_cpp", "llguidance") + (
-        "from offline_scorer.cli import main\n"
+        "from offline_scorer.cli.main import main\n"
         "sys.argv = ['offline-scorer'] + sys.argv[1:]\n"
         "main()\n"
     )

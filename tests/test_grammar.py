@@ -8,8 +8,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from offline_scorer.grammar import _literal, request_grammar, schema_to_gbnf
-from offline_scorer.schemas import coverage_schema
+from offline_scorer.backends.llama_cpp.gbnf import _literal, request_grammar, schema_to_gbnf
+from offline_scorer.scorers.summarization.schemas import coverage_schema
 
 _ESCAPE = re.compile(r'\\(x[0-9A-F]{2}|[nrt"\\])')
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 
 import pytest
 
-from offline_scorer.cassette.recorder import CassetteJudge, RecordMode
-from offline_scorer.judge import Completion, JudgeRequest, as_completion
-from offline_scorer.judges import pinned_identity
-from offline_scorer.options import ScorerOptions
-from offline_scorer.registry import load_registry
-from offline_scorer.result import RESULT_JSON_SCHEMA
-from offline_scorer.scorer import SummarizationScorer
+from offline_scorer.cassette.judge import CassetteJudge, RecordMode
+from offline_scorer.judging.protocol import Completion, JudgeRequest, as_completion
+from offline_scorer.judging.open import pinned_identity
+from offline_scorer.scorers.summarization.options import ScorerOptions
+from offline_scorer.models.registry import load_registry
+from offline_scorer.scorers.summarization.result import RESULT_JSON_SCHEMA
+from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 from tests.conftest import FIXTURES, ROOT, block_imports_code, replay_env
 
 pytestmark = pytest.mark.live
@@ -79,7 +79,7 @@ def test_at_least_ten_pairs(fixture_pairs):
 
 
 def test_exactly_three_calls_per_evaluation(recording, fixture_pairs):
-    from offline_scorer.cassette.container import CassetteFile
+    from offline_scorer.cassette.store.container import CassetteFile
 
     with CassetteFile(recording / "cassettes" / "fixtures.oscas", create=False) as cas:
         steps = [payload["step"] for _, payload in cas.iter_exchanges()]

@@ -8,12 +8,12 @@ import json
 
 import pytest
 
-from offline_scorer import prompts
-from offline_scorer.grounding import claims_of, question_candidates, words
-from offline_scorer.judge import JudgeRequest, Message, SamplingSettings, as_completion
-from offline_scorer.options import ScorerOptions
-from offline_scorer.schemas import reason_schema
-from offline_scorer.scorer import SummarizationScorer
+from offline_scorer.scorers.summarization import prompts
+from offline_scorer.scorers.summarization.grounding import claims_of, question_candidates, words
+from offline_scorer.judging.protocol import JudgeRequest, Message, SamplingSettings, as_completion
+from offline_scorer.scorers.summarization.options import ScorerOptions
+from offline_scorer.scorers.summarization.schemas import reason_schema
+from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
 pytestmark = pytest.mark.live
 
@@ -82,7 +82,7 @@ def test_each_verdict_follows_its_probability_and_the_threshold(live_judge, prep
     assert [c["supported"] for c in answer["alignment"]] == [p >= threshold for p in probabilities]
     # The same model with the threshold at its ends commits every verdict one way.
     for edge, expected in ((0.0, True), (1.0, False)):
-        from offline_scorer.live.llama_judge import LlamaJudge
+        from offline_scorer.backends.llama_cpp.judge import LlamaJudge
 
         spec = dataclasses.replace(live_judge.spec, verdict_threshold=edge)
         judge = LlamaJudge(spec, threads=live_judge.threads)

@@ -11,11 +11,11 @@ import sys
 import pytest
 
 from offline_scorer import ContextOverflowError, ModelError
-from offline_scorer.judge import JudgeRequest, Message, SamplingSettings
-from offline_scorer.options import ScorerOptions
-from offline_scorer.result import RESULT_JSON_SCHEMA
-from offline_scorer.schemas import reason_schema
-from offline_scorer.scorer import SummarizationScorer
+from offline_scorer.judging.protocol import JudgeRequest, Message, SamplingSettings
+from offline_scorer.scorers.summarization.options import ScorerOptions
+from offline_scorer.scorers.summarization.result import RESULT_JSON_SCHEMA
+from offline_scorer.scorers.summarization.schemas import reason_schema
+from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 from tests.test_cli import assert_clean_error, run_cli
 
 pytestmark = pytest.mark.live
@@ -43,7 +43,7 @@ def test_grammar_constraint_is_really_applied(live_judge):
 
 
 def test_outputs_are_identical_with_and_without_kv_prefix_reuse(live_judge, fixture_pairs):
-    from offline_scorer.live.llama_judge import LlamaJudge
+    from offline_scorer.backends.llama_cpp.judge import LlamaJudge
 
     fresh = LlamaJudge(live_judge.spec, threads=live_judge.threads, reuse_prefix=False)
     pair = fixture_pairs[1]
@@ -119,8 +119,8 @@ def test_gguf_without_chat_template_is_refused(tmp_path, live_judge):
 
 
 def test_registry_template_text_is_used_when_the_gguf_has_none(tmp_path, live_judge):
-    from offline_scorer.live.llama_judge import LlamaJudge
-    from offline_scorer.registry import ModelSpec
+    from offline_scorer.backends.llama_cpp.judge import LlamaJudge
+    from offline_scorer.models.registry import ModelSpec
 
     path, _ = live_judge.spec.verify()
     bare = tmp_path / "no-template.gguf"
@@ -136,7 +136,7 @@ def test_registry_template_text_is_used_when_the_gguf_has_none(tmp_path, live_ju
 
 
 def test_library_entry_point_loads_the_default(live_judge):
-    from offline_scorer.live.llama_judge import load_judge
+    from offline_scorer.backends.llama_cpp.judge import load_judge
 
     again = load_judge()
     assert again._rt is live_judge._rt  # one model load per process
@@ -145,7 +145,7 @@ def test_library_entry_point_loads_the_default(live_judge):
 
 
 def test_missing_model_file_in_process(tmp_path):
-    from offline_scorer.registry import ModelSpec
+    from offline_scorer.models.registry import ModelSpec
 
     with pytest.raises(ModelError, match="GGUF file not found"):
         ModelSpec(name="ghost", path=tmp_path / "ghost.gguf").verify()

@@ -1,4 +1,4 @@
-"""offline_scorer.quality: judge-quality statistics against hand-computed and brute-force values.
+"""offline_scorer.report.stats: judge-quality statistics against hand-computed and brute-force values.
 
 scipy is a development cross-check only (the core install has neither scipy nor numpy).
 """
@@ -12,7 +12,7 @@ from itertools import product
 
 import pytest
 
-from offline_scorer.quality import (
+from offline_scorer.report.stats import (
     Interval,
     balanced_accuracy,
     best_threshold,

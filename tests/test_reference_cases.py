@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from offline_scorer.scoring import round2
+from offline_scorer.scorers.summarization.rule import round2
 from tests.helpers import score_of, scripted
 
 T, F = True, False

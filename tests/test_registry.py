@@ -8,10 +8,10 @@ import os
 import pytest
 
 from offline_scorer import ConfigError, ModelError
-from offline_scorer.digests import file_sha256
-from offline_scorer.judge import JudgeRequest, Message
-from offline_scorer.progress import SpinnerJudge
-from offline_scorer.registry import load_registry
+from offline_scorer.models.digests import file_sha256
+from offline_scorer.judging.protocol import JudgeRequest, Message
+from offline_scorer.judging.progress import SpinnerJudge
+from offline_scorer.models.registry import load_registry
 from tests.helpers import scripted
 
 

@@ -8,9 +8,9 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from offline_scorer.cli_report import report
+from offline_scorer.cli.report import report
 from offline_scorer.errors import InputError
-from offline_scorer.report import (
+from offline_scorer.report.summary import (
     aggregate,
     format_table,
     read_results,

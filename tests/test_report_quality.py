@@ -8,10 +8,10 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from offline_scorer.cli_report import report
+from offline_scorer.cli.report import report
 from offline_scorer.errors import InputError
-from offline_scorer.report import aggregate, format_table, read_results, render_html
-from offline_scorer.report_quality import binary_label, judge_quality, numeric_label
+from offline_scorer.report.summary import aggregate, format_table, read_results, render_html
+from offline_scorer.report.quality import binary_label, judge_quality, numeric_label
 from tests.test_report import failed, ok, write_jsonl
 
 

@@ -7,9 +7,9 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from offline_scorer.result import AnalyzeStepResult, PreprocessStepResult, ScorerResult
-from offline_scorer.schemas import ClaimVerdict, QuestionVerdict
-from offline_scorer.scoring import score_verdicts
+from offline_scorer.scorers.summarization.result import AnalyzeStepResult, PreprocessStepResult, ScorerResult
+from offline_scorer.scorers.summarization.schemas import ClaimVerdict, QuestionVerdict
+from offline_scorer.scorers.summarization.rule import score_verdicts
 
 texts = st.text(max_size=30)  # any code point, quotes, backslashes and control characters
 claims = st.lists(st.builds(ClaimVerdict, claim=texts, supported=st.booleans(), reason=texts),

@@ -13,7 +13,7 @@ from offline_scorer import (
     create_summarization_scorer,
     extract_tool_results,
 )
-from offline_scorer.result import RESULT_JSON_SCHEMA
+from offline_scorer.scorers.summarization.result import RESULT_JSON_SCHEMA
 from offline_scorer.testing import ScriptedJudge
 from tests.helpers import SOURCE, SUMMARY, mastra_run, score_of, scripted
 

@@ -10,10 +10,10 @@ import shutil
 import pytest
 
 from offline_scorer import CassetteMissError, GenerationError
-from offline_scorer.cassette.recorder import CassetteJudge, RecordMode
-from offline_scorer.judge import JudgeIdentity
-from offline_scorer.options import ScorerOptions
-from offline_scorer.scorer import SummarizationScorer
+from offline_scorer.cassette.judge import CassetteJudge, RecordMode
+from offline_scorer.judging.protocol import JudgeIdentity
+from offline_scorer.scorers.summarization.options import ScorerOptions
+from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 from offline_scorer.testing import ScriptedJudge
 from tests.conftest import ROOT
 from tests.helpers import SOURCE, SUMMARY
@@ -86,8 +86,8 @@ def test_the_threshold_is_part_of_the_key(tmp_path):
 
 
 def test_a_version_1_cassette_fails_with_one_line_naming_its_format(tmp_path):
-    from offline_scorer.judges import pinned_identity
-    from offline_scorer.registry import load_registry
+    from offline_scorer.judging.open import pinned_identity
+    from offline_scorer.models.registry import load_registry
 
     old = tmp_path / "old.oscas"
     shutil.copy(ROOT / "tests/data/v1-fixtures.oscas", old)

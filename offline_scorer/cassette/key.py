@@ -16,8 +16,8 @@ from typing import Any
 
 import msgpack
 
-from offline_scorer.grammar import request_grammar
-from offline_scorer.judge import JudgeIdentity, JudgeRequest, SamplingSettings
+from offline_scorer.backends.llama_cpp.gbnf import request_grammar
+from offline_scorer.judging.protocol import JudgeIdentity, JudgeRequest, SamplingSettings
 
 KEY_FORMAT = 2
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from offline_scorer.cassette.container import CassetteFile
+from offline_scorer.cassette.store.container import CassetteFile
 from offline_scorer.cassette.key import KeyParts
 from offline_scorer.cassette.records import Exchange, from_payload
 

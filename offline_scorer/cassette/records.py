@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from offline_scorer.cassette.container import CassetteFile
+from offline_scorer.cassette.store.container import CassetteFile
 from offline_scorer.cassette.key import KeyParts
 from offline_scorer.errors import CassetteFileError
-from offline_scorer.judge import Completion
+from offline_scorer.judging.protocol import Completion
 
 
 @dataclass(frozen=True)

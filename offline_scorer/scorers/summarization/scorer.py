@@ -11,20 +11,20 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from offline_scorer import prompts
+from offline_scorer.scorers.summarization import prompts
 from offline_scorer.errors import GenerationError
-from offline_scorer.judge import Completion, Judge, JudgeRequest, as_completion
-from offline_scorer.options import ScorerOptions
-from offline_scorer.reason import compose_reason, facts
-from offline_scorer.result import (
+from offline_scorer.judging.protocol import Completion, Judge, JudgeRequest, as_completion
+from offline_scorer.scorers.summarization.options import ScorerOptions
+from offline_scorer.scorers.summarization.reason import compose_reason, facts
+from offline_scorer.scorers.summarization.result import (
     AnalyzeStepResult,
     PreprocessStepResult,
     ScorerResult,
     VerdictProbabilities,
 )
-from offline_scorer.run_shapes import resolve_source, resolve_summary, split_run
-from offline_scorer.schemas import CoverageOutput, PreprocessOutput, ReasonOutput
-from offline_scorer.scoring import align_verdicts, score_verdicts
+from offline_scorer.scorers.summarization.runs import resolve_source, resolve_summary, split_run
+from offline_scorer.scorers.summarization.schemas import CoverageOutput, PreprocessOutput, ReasonOutput
+from offline_scorer.scorers.summarization.rule import align_verdicts, score_verdicts
 
 Model = TypeVar("Model", bound=BaseModel)
 

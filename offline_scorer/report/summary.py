@@ -18,7 +18,7 @@ from typing import Any
 
 from offline_scorer.errors import InputError
 from offline_scorer.files import atomic_write_text
-from offline_scorer.report_quality import judge_quality
+from offline_scorer.report.quality import judge_quality
 
 Item = dict[str, Any]
 

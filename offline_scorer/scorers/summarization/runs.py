@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from offline_scorer.errors import InputError
-from offline_scorer.options import ScorerOptions
+from offline_scorer.scorers.summarization.options import ScorerOptions
 
 
 @dataclass(frozen=True)

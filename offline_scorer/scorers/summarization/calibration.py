@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from offline_scorer import quality
-from offline_scorer.datasets import DataItem, RowError
+from offline_scorer.report import stats as quality
+from offline_scorer.batch.datasets import DataItem, RowError
 from offline_scorer.errors import ConfigError, InputError
-from offline_scorer.report_quality import LABEL_FIELDS as REPORT_LABELS
-from offline_scorer.report_quality import binary_label
-from offline_scorer.scorer import SummarizationScorer
+from offline_scorer.report.quality import LABEL_FIELDS as REPORT_LABELS
+from offline_scorer.report.quality import binary_label
+from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
 # The binary label fields `report` reads, in its order of preference.
 LABEL_FIELDS = tuple(name for name, kind in REPORT_LABELS.items() if kind == "binary")

@@ -20,10 +20,10 @@ from typing import Any
 
 import click
 
-from offline_scorer.cli_options import judge_options
-from offline_scorer.datasets import DataItem, RowError, load_dataset
+from offline_scorer.cli.options import judge_options
+from offline_scorer.batch.datasets import DataItem, RowError, load_dataset
 from offline_scorer.errors import InputError
-from offline_scorer.evals import (
+from offline_scorer.batch.run import (
     ItemResult,
     dump_line,
     evaluate_item,
@@ -31,8 +31,8 @@ from offline_scorer.evals import (
     item_digest,
     with_metadata,
 )
-from offline_scorer.options import ScorerOptions
-from offline_scorer.scorer import SummarizationScorer
+from offline_scorer.scorers.summarization.options import ScorerOptions
+from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
 
 def _existing_prefix(
@@ -105,7 +105,7 @@ _WORKER: dict[str, Any] = {}
 
 
 def _worker_init(settings: Any, options: ScorerOptions) -> None:
-    from offline_scorer.judges import open_judge
+    from offline_scorer.judging.open import open_judge
 
     judge, _spec = open_judge(settings)
     _WORKER["scorer"] = SummarizationScorer(judge, options)
@@ -146,7 +146,7 @@ def run_eval_command(
     workers: int,
 ) -> tuple[int, int, Path]:
     """Run, write the results file; returns (items written, failed, results path)."""
-    from offline_scorer.judges import open_judge
+    from offline_scorer.judging.open import open_judge
 
     items = load_dataset(data)
     if not items:
@@ -185,7 +185,7 @@ def run_eval_command(
         writer.close()
         if bar is not None:
             bar.close()
-        from offline_scorer.cli import _report_cassette
+        from offline_scorer.cli.main import _report_cassette
 
         _report_cassette(judge)
     return len(items), failed, out
@@ -209,8 +209,8 @@ def eval_command(data: Path, out: Path | None, resume: bool, overwrite: bool, fa
                  quiet: bool, as_json: bool, workers: int, max_questions: int, scale: float,
                  **judge: Any) -> None:
     """Score every row of DATA (.jsonl or .csv: {id, source, summary} or {id, input, output})."""
-    from offline_scorer.cli import judge_settings
-    from offline_scorer.report import aggregate, format_table, read_results
+    from offline_scorer.cli.main import judge_settings
+    from offline_scorer.report.summary import aggregate, format_table, read_results
 
     if resume and overwrite:
         raise InputError("--resume and --overwrite exclude each other")

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from offline_scorer.cassette.container import CassetteFile, repair, verify
+from offline_scorer.cassette.store.container import CassetteFile, repair, verify
 from offline_scorer.cassette.records import Exchange, from_payload
 from offline_scorer.errors import InputError, OfflineScorerError
 
@@ -29,7 +29,7 @@ def _exchanges(cassette: CassetteFile) -> list[Exchange]:
 
 
 def _model_names() -> dict[str, str]:
-    from offline_scorer.registry import load_registry
+    from offline_scorer.models.registry import load_registry
 
     try:
         registry = load_registry()
@@ -113,9 +113,9 @@ def verify_command(path: Path, live: bool, threads: int | None) -> None:
 
 
 def _verify_live(cas: CassetteFile, threads: int | None) -> None:
-    from offline_scorer.judge import Message, SamplingSettings
-    from offline_scorer.live.llama_judge import LlamaJudge
-    from offline_scorer.registry import load_registry
+    from offline_scorer.judging.protocol import Message, SamplingSettings
+    from offline_scorer.backends.llama_cpp.judge import LlamaJudge
+    from offline_scorer.models.registry import load_registry
 
     registry = load_registry()
     by_sha = {spec.sha256: spec for spec in registry.models.values() if spec.sha256}

@@ -4,7 +4,7 @@
 the balanced accuracy and confusion matrix of the rule the scorer applies (an item is judged
 faithful iff its alignment is 1, every claim supported); a numeric label (a human score) gives
 Spearman correlations. Every figure comes with a percentile bootstrap interval over items.
-The statistics themselves are in `offline_scorer.quality`.
+The statistics themselves are in `offline_scorer.report.stats`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from offline_scorer.errors import InputError
-from offline_scorer.quality import balanced_accuracy, bootstrap_ci, confusion, roc_auc, spearman
+from offline_scorer.report.stats import balanced_accuracy, bootstrap_ci, confusion, roc_auc, spearman
 
 # Looked for in this order when no label field is named; the first found in any item is used.
 LABEL_FIELDS = {"faithful": "binary", "label": "binary", "human_score": "numeric"}

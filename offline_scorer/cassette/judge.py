@@ -16,12 +16,12 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from offline_scorer.cassette.container import CassetteFile
+from offline_scorer.cassette.store.container import CassetteFile
 from offline_scorer.cassette.key import key_parts
 from offline_scorer.cassette.miss import describe_miss
 from offline_scorer.cassette.records import response_completion, to_payload
 from offline_scorer.errors import CassetteMissError, ConfigError
-from offline_scorer.judge import Completion, Judge, JudgeIdentity, JudgeRequest, as_completion
+from offline_scorer.judging.protocol import Completion, Judge, JudgeIdentity, JudgeRequest, as_completion
 
 MODE_ENV = "OFFLINE_SCORER_RECORD_MODE"
 

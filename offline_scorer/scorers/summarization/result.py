@@ -7,8 +7,8 @@ import json.encoder
 from dataclasses import dataclass
 from typing import Any
 
-from offline_scorer.schemas import ClaimVerdict, QuestionVerdict
-from offline_scorer.scoring import ScoreOutcome
+from offline_scorer.scorers.summarization.schemas import ClaimVerdict, QuestionVerdict
+from offline_scorer.scorers.summarization.rule import ScoreOutcome
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from typing import Any
 import click
 
 from offline_scorer import __version__
-from offline_scorer.cli_options import judge_options, judge_settings
+from offline_scorer.cli.options import judge_options, judge_settings
 from offline_scorer.errors import InputError, OfflineScorerError
-from offline_scorer.result import ScorerResult
+from offline_scorer.scorers.summarization.result import ScorerResult
 
 
 class _ToolError(click.ClickException):
@@ -91,7 +91,7 @@ def _print_result(result: ScorerResult) -> None:
 
 def _report_cassette(judge: Any) -> None:
     """Tell the user where exchanges went: a recording is only useful if you can find it."""
-    from offline_scorer.cassette.recorder import CassetteJudge
+    from offline_scorer.cassette.judge import CassetteJudge
 
     if not isinstance(judge, CassetteJudge):
         return
@@ -129,16 +129,16 @@ def score(
     **judge_options_: Any,
 ) -> None:
     """Score one summary against its source."""
-    from offline_scorer.options import ScorerOptions
-    from offline_scorer.progress import with_spinner
-    from offline_scorer.scorer import SummarizationScorer
+    from offline_scorer.scorers.summarization.options import ScorerOptions
+    from offline_scorer.judging.progress import with_spinner
+    from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
     if source_path == "-" and summary_path == "-":
         raise InputError("only one of --source and --summary can read standard input ('-')")
     options = ScorerOptions(max_questions=max_questions, scale=scale)
     source = read_text(source_path, "--source")
     summary = read_text(summary_path, "--summary")
-    from offline_scorer.judges import open_judge
+    from offline_scorer.judging.open import open_judge
 
     judge, spec = open_judge(judge_settings(**judge_options_))
     scorer = SummarizationScorer(with_spinner(judge, spec.name), options)
@@ -167,7 +167,7 @@ def _size(spec: Any) -> str:
 @models.command("list")
 def models_list() -> None:
     """Name, file, size and verification state of each registered model."""
-    from offline_scorer.registry import load_registry, user_registry_path
+    from offline_scorer.models.registry import load_registry, user_registry_path
 
     registry = load_registry()
     for name, spec in sorted(registry.models.items()):
@@ -191,7 +191,7 @@ def models_list() -> None:
 @click.argument("name", required=False)
 def models_verify(name: str | None) -> None:
     """Check that a model's file exists and matches its pinned sha256 (all models if no NAME)."""
-    from offline_scorer.registry import load_registry
+    from offline_scorer.models.registry import load_registry
 
     registry = load_registry()
     names = [name] if name else sorted(registry.models)
@@ -221,7 +221,7 @@ def grammars() -> None:
 @click.option("--check", is_flag=True, help="Only report drift; exit 1 if any file is stale.")
 def grammars_regenerate(directory: Path, check: bool) -> None:
     """Write the default-settings grammars generated from the output schemas."""
-    from offline_scorer.grammar_files import stale_files, write_files
+    from offline_scorer.backends.llama_cpp.grammar_files import stale_files, write_files
 
     if check:
         stale = stale_files(directory)
@@ -237,10 +237,10 @@ def grammars_regenerate(directory: Path, check: bool) -> None:
 
 
 def _register_subgroups() -> None:
-    from offline_scorer.cli_calibrate import calibrate_command
-    from offline_scorer.cli_cassette import cassette
-    from offline_scorer.cli_eval import eval_command
-    from offline_scorer.cli_report import report
+    from offline_scorer.cli.calibrate import calibrate_command
+    from offline_scorer.cli.cassette import cassette
+    from offline_scorer.cli.eval import eval_command
+    from offline_scorer.cli.report import report
 
     cli.add_command(calibrate_command)
     cli.add_command(cassette)

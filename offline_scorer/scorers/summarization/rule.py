@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
 
-from offline_scorer.schemas import ClaimVerdict, QuestionVerdict
+from offline_scorer.scorers.summarization.schemas import ClaimVerdict, QuestionVerdict
 
 LimitingAxis = Literal["alignment", "coverage", "both", "none"]
 

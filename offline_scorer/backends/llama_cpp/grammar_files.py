@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from offline_scorer.grammar import schema_to_gbnf
-from offline_scorer.options import DEFAULT_MAX_QUESTIONS
-from offline_scorer.prompts import analyze_request, preprocess_request
-from offline_scorer.schemas import reason_schema
+from offline_scorer.backends.llama_cpp.gbnf import schema_to_gbnf
+from offline_scorer.scorers.summarization.options import DEFAULT_MAX_QUESTIONS
+from offline_scorer.scorers.summarization.prompts import analyze_request, preprocess_request
+from offline_scorer.scorers.summarization.schemas import reason_schema
 
 # Preprocess and analyze grammars are built from the texts judged (claims are the summary's
 # sentences, questions the source's); these files show them for this pair.

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from offline_scorer.cassette.recorder import RecordMode
+from offline_scorer.cassette.judge import RecordMode
 
 
 def judge_options(command: Any) -> Any:
@@ -46,7 +46,7 @@ def judge_settings(
     record_mode: str | None,
 ) -> Any:
     """JudgeSettings from the CLI options; the environment may force the record mode."""
-    from offline_scorer.judges import JudgeSettings, resolve_mode
+    from offline_scorer.judging.open import JudgeSettings, resolve_mode
 
     mode, note = resolve_mode(RecordMode(record_mode) if record_mode else None)
     if note:

@@ -11,7 +11,7 @@ import threading
 import time
 from typing import TextIO
 
-from offline_scorer.judge import Completion, Judge, JudgeRequest
+from offline_scorer.judging.protocol import Completion, Judge, JudgeRequest
 
 _FRAMES = "|/-\\"
 

@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING
 
 from platformdirs import user_data_dir
 
-from offline_scorer.cassette.recorder import CassetteJudge, RecordMode, forced_mode
+from offline_scorer.cassette.judge import CassetteJudge, RecordMode, forced_mode
 from offline_scorer.errors import ModelError
-from offline_scorer.judge import Judge, JudgeIdentity
-from offline_scorer.live import BACKEND_ID
-from offline_scorer.registry import ModelSpec, load_registry
+from offline_scorer.judging.protocol import Judge, JudgeIdentity
+from offline_scorer.backends.llama_cpp import BACKEND_ID
+from offline_scorer.models.registry import ModelSpec, load_registry
 
 if TYPE_CHECKING:
-    from offline_scorer.live.llama_judge import LlamaJudge
+    from offline_scorer.backends.llama_cpp.judge import LlamaJudge
 
 CASSETTE_ENV = "OFFLINE_SCORER_CASSETTE"
 
@@ -67,7 +67,7 @@ def open_judge(settings: JudgeSettings) -> tuple[Judge, ModelSpec]:
 
     def live() -> LlamaJudge:
         try:
-            from offline_scorer.live.llama_judge import LlamaJudge
+            from offline_scorer.backends.llama_cpp.judge import LlamaJudge
         except ImportError as error:
             raise ModelError(
                 f"the live judge needs the 'live' extra ({error.name} is missing): run "

@@ -7,7 +7,7 @@ model adds is decoded under a grammar that admits no digits, so it cannot state 
 
 from __future__ import annotations
 
-from offline_scorer.scoring import ScoreOutcome
+from offline_scorer.scorers.summarization.rule import ScoreOutcome
 
 
 def _fmt(value: float | int) -> str:

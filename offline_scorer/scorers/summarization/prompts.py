@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from offline_scorer.grounding import QUESTION_FRAME, claims_of, question_candidates
-from offline_scorer.judge import JudgeRequest, Message, SamplingSettings
-from offline_scorer.schemas import coverage_schema, preprocess_schema, reason_schema
+from offline_scorer.scorers.summarization.grounding import QUESTION_FRAME, claims_of, question_candidates
+from offline_scorer.judging.protocol import JudgeRequest, Message, SamplingSettings
+from offline_scorer.scorers.summarization.schemas import coverage_schema, preprocess_schema, reason_schema
 
 SYSTEM = """You are a strict, careful judge of summaries. You answer with JSON only.
 Rules you always follow:

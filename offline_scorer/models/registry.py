@@ -18,11 +18,11 @@ from typing import Any
 
 from platformdirs import user_config_dir
 
-from offline_scorer.digests import file_sha256
+from offline_scorer.models.digests import file_sha256
 from offline_scorer.errors import ConfigError, ModelError
 
 REGISTRY_ENV = "OFFLINE_SCORER_MODELS"
-SHIPPED_REGISTRY = Path(__file__).with_name("data") / "models.toml"
+SHIPPED_REGISTRY = Path(__file__).with_name("models.toml")
 GGUF_TEMPLATE = "gguf"  # use the chat template stored in the GGUF file
 
 _FIELD_ORDER = (

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from offline_scorer.cli_options import judge_options, judge_settings
+from offline_scorer.cli.options import judge_options, judge_settings
 from offline_scorer.errors import InputError
 
 
@@ -38,12 +38,12 @@ def calibrate_command(
     the model's verdict threshold to the one that best separates faithful from unfaithful."""
     from tqdm import tqdm
 
-    from offline_scorer.calibration import calibrate, collect, write_threshold
-    from offline_scorer.datasets import load_dataset
-    from offline_scorer.judges import open_judge
-    from offline_scorer.options import ScorerOptions
-    from offline_scorer.registry import SHIPPED_REGISTRY, user_registry_path
-    from offline_scorer.scorer import SummarizationScorer
+    from offline_scorer.scorers.summarization.calibration import calibrate, collect, write_threshold
+    from offline_scorer.batch.datasets import load_dataset
+    from offline_scorer.judging.open import open_judge
+    from offline_scorer.scorers.summarization.options import ScorerOptions
+    from offline_scorer.models.registry import SHIPPED_REGISTRY, user_registry_path
+    from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
     if write_shipped and dry_run:
         raise InputError("--write-shipped and --dry-run contradict each other; give one of them")
