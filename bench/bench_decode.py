@@ -103,8 +103,14 @@ def run_constrained(judge, prompt: list[int], grammar: str) -> dict:
     started = time.perf_counter()
     tokens, forced, finished = judge.decode(prompt, constraint, BUDGET)
     seconds = time.perf_counter() - started
-    return {"tokens": tokens, "n": len(tokens), "forced": forced, "finished": finished,
-            "seconds": seconds, "build_s": build_s}
+    return {
+        "tokens": tokens,
+        "n": len(tokens),
+        "forced": forced,
+        "finished": finished,
+        "seconds": seconds,
+        "build_s": build_s,
+    }
 
 
 def run_plain(judge, prompt: list[int], n: int) -> dict:
@@ -148,8 +154,13 @@ def run_gbnf(judge, prompt: list[int], grammar: str, n: int, reference: list[int
         llama._sampler = None  # drop the grammar sampler chain generate() left behind
     except Exception as error:
         return {"error": f"{type(error).__name__}: {error}"}
-    return {"n": len(tokens), "seconds": seconds, "build_s": build_s,
-            "stopped_at_eog": stopped_at_eog, "same_tokens": tokens == reference[: len(tokens)]}
+    return {
+        "n": len(tokens),
+        "seconds": seconds,
+        "build_s": build_s,
+        "stopped_at_eog": stopped_at_eog,
+        "same_tokens": tokens == reference[: len(tokens)],
+    }
 
 
 # ---------------------------------------------------------------- per pair
@@ -171,10 +182,18 @@ def bench_pair(judge, pair: dict, repeat: int) -> dict:
     request = preprocess_request(pair["source"], pair["summary"], MAX_QUESTIONS)
     grammar = request_grammar(request.output_schema)
     prompt = judge.tokenize(judge.render(request))
-    raw: dict[str, list] = {key: [] for key in (
-        "prompt_eval_s", "constrained_s", "constraint_build_s", "plain_s", "gbnf_s", "gbnf_n",
-        "gbnf_build_s",
-    )}
+    raw: dict[str, list] = {
+        key: []
+        for key in (
+            "prompt_eval_s",
+            "constrained_s",
+            "constraint_build_s",
+            "plain_s",
+            "gbnf_s",
+            "gbnf_n",
+            "gbnf_build_s",
+        )
+    }
     n = forced = None
     finished = True
     reference: list[int] = []
@@ -188,8 +207,10 @@ def bench_pair(judge, pair: dict, repeat: int) -> dict:
             n, forced, finished = ours["n"], ours["forced"], ours["finished"]
             reference = ours["tokens"]
         elif (ours["n"], ours["forced"]) != (n, forced):
-            notes.append(f"constrained run gave n={ours['n']} forced={ours['forced']}, "
-                         f"first run n={n} forced={forced} (greedy should be deterministic)")
+            notes.append(
+                f"constrained run gave n={ours['n']} forced={ours['forced']}, "
+                f"first run n={n} forced={forced} (greedy should be deterministic)"
+            )
         raw["constrained_s"].append(ours["seconds"])
         raw["constraint_build_s"].append(ours["build_s"])
         plain = run_plain(judge, prompt, n)
@@ -402,8 +423,10 @@ def main() -> None:
         )
     overall = pooled(rows)
 
-    print(f"decode speed: {len(rows)} pair(s), {args.repeat} repeat(s), medians; "
-          f"model {facts['model']}, {facts['threads']} thread(s), greedy, preprocess step")
+    print(
+        f"decode speed: {len(rows)} pair(s), {args.repeat} repeat(s), medians; "
+        f"model {facts['model']}, {facts['threads']} thread(s), greedy, preprocess step"
+    )
     print_table(rows, overall)
     for row in rows:
         for note in row["notes"]:
@@ -411,9 +434,11 @@ def main() -> None:
         if row["gbnf_error"]:
             print(f"gbnf error: {row['id']}: {row['gbnf_error']}")
         elif row["gbnf_same_tokens_as_ours"] is False:
-            print(f"note: {row['id']}: llama.cpp GBNF chose different tokens than ours "
-                  f"({row['median_gbnf_n']:.0f} tokens, stopped at EOG: "
-                  f"{row['gbnf_stopped_at_eog']})")
+            print(
+                f"note: {row['id']}: llama.cpp GBNF chose different tokens than ours "
+                f"({row['median_gbnf_n']:.0f} tokens, stopped at EOG: "
+                f"{row['gbnf_stopped_at_eog']})"
+            )
 
     summary = {
         "median_ratio": median(finite([r["ratio"] for r in rows])),
@@ -421,8 +446,7 @@ def main() -> None:
         "median_sampled_ratio": median(finite([r["sampled_ratio"] for r in rows])),
         "median_gbnf_ratio": median(finite([r["gbnf_ratio"] for r in rows])),
         "median_gbnf_ratio_e2e": median(finite([r["gbnf_ratio_e2e"] for r in rows])),
-        "median_constraint_build_ms": 1000 * median(
-            [r["median_constraint_build_s"] for r in rows]),
+        "median_constraint_build_ms": 1000 * median([r["median_constraint_build_s"] for r in rows]),
     }
     claim = summary["median_ratio"] >= CLAIM_RATIO
     facts["load_average_1m_at_end"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
@@ -446,9 +470,14 @@ def main() -> None:
     if args.json is not None:
         payload = {
             "machine": facts,
-            "settings": {"pairs": len(rows), "repeat": args.repeat, "budget": BUDGET,
-                         "max_questions": MAX_QUESTIONS, "reuse_prefix": False,
-                         "model_load_s": load_s},
+            "settings": {
+                "pairs": len(rows),
+                "repeat": args.repeat,
+                "budget": BUDGET,
+                "max_questions": MAX_QUESTIONS,
+                "reuse_prefix": False,
+                "model_load_s": load_s,
+            },
             "pairs": rows,
             "overall_pooled": overall,
             "summary": {**summary, "claim_ratio": CLAIM_RATIO, "claim_holds": claim},

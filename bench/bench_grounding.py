@@ -11,7 +11,8 @@ For every ok item it checks the answers against the texts they judged:
 - questions grounded in the source: at least 80% of the question's content words occur in it;
 - explanation copied from the prompt: a run of 6 or more words of the fixed prompt text (system
   message and reason instructions) inside the judge's explanation.
-Content words are `offline_scorer.scorers.summarization.grounding.content_words` (lower-cased words, stopwords out).
+Content words are `grounding.content_words` of the summarization scorer (lower-cased words,
+stopwords out).
 """
 
 from __future__ import annotations
@@ -26,8 +27,12 @@ from offline_scorer.scorers.summarization.prompts import _REASON, instructions
 
 # The worked examples of the earlier prompts (offline-scorer 0.1), whose words leaked.
 WORKED_EXAMPLE_PHRASES = (
-    "brindle library", "port alder", "50,000 books", "40,000 books",
-    "changes the size of the collection", "the library holds",
+    "brindle library",
+    "port alder",
+    "50,000 books",
+    "40,000 books",
+    "changes the size of the collection",
+    "the library holds",
 )
 COPY_RUN = 6
 QUESTION_SHARE = 0.8
@@ -45,13 +50,24 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=None, help="first N data rows only")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    rows = [json.loads(line) for line in args.data.read_text(encoding="utf-8").splitlines()
-            if line.strip()][: args.limit]
+    rows = [
+        json.loads(line)
+        for line in args.data.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ][: args.limit]
     texts = {str(r["id"]): (r["source"], r["summary"]) for r in rows}
     prompt_runs = set().union(*(_runs(t, COPY_RUN) for t in instructions(_REASON)))
-    counts = dict(items=0, example_answers=0, claims=0, repeated_claims=0, grounded_claims=0,
-                  questions=0, repeated_questions=0, grounded_questions=0,
-                  copied_explanations=0)
+    counts = dict(
+        items=0,
+        example_answers=0,
+        claims=0,
+        repeated_claims=0,
+        grounded_claims=0,
+        questions=0,
+        repeated_questions=0,
+        grounded_questions=0,
+        copied_explanations=0,
+    )
     for line in args.results.read_text(encoding="utf-8").splitlines():
         item = json.loads(line)
         if item["id"] not in texts or item["status"] != "ok":
@@ -62,12 +78,15 @@ def main() -> int:
         claims = [c["claim"] for c in result["preprocessStepResult"]["alignment"]]
         questions = result["preprocessStepResult"]["questions"]
         reasons = [c["reason"] for c in result["preprocessStepResult"]["alignment"]] + [
-            v["reason"] for v in result["analyzeStepResult"]["coverage"]]
+            v["reason"] for v in result["analyzeStepResult"]["coverage"]
+        ]
         explanation = result["reason"].partition("Judge's explanation: ")[2]
         answer = " ".join([*claims, *questions, *reasons, explanation]).lower()
         source_words, summary_words = set(content_words(source)), set(content_words(summary))
-        if any(phrase in answer and phrase not in (source + summary).lower()
-               for phrase in WORKED_EXAMPLE_PHRASES):
+        if any(
+            phrase in answer and phrase not in (source + summary).lower()
+            for phrase in WORKED_EXAMPLE_PHRASES
+        ):
             counts["example_answers"] += 1
         counts["claims"] += len(claims)
         counts["repeated_claims"] += len(claims) - len(set(claims))
@@ -91,12 +110,18 @@ def main() -> int:
     print(f"answers with worked-example text     {c['example_answers']}")
     print(f"repeated claims                      {c['repeated_claims']} of {c['claims']}")
     print(f"repeated questions                   {c['repeated_questions']} of {c['questions']}")
-    print(f"claims grounded in the summary       {c['grounded_claims']} of {c['claims']} "
-          f"({pct(c['grounded_claims'], c['claims'])})")
-    print(f"questions grounded in the source     {c['grounded_questions']} of {c['questions']} "
-          f"({pct(c['grounded_questions'], c['questions'])}, >= 80% of content words)")
-    print(f"explanations copying the prompt      {c['copied_explanations']} "
-          f"(a run of {COPY_RUN}+ words)")
+    print(
+        f"claims grounded in the summary       {c['grounded_claims']} of {c['claims']} "
+        f"({pct(c['grounded_claims'], c['claims'])})"
+    )
+    print(
+        f"questions grounded in the source     {c['grounded_questions']} of {c['questions']} "
+        f"({pct(c['grounded_questions'], c['questions'])}, >= 80% of content words)"
+    )
+    print(
+        f"explanations copying the prompt      {c['copied_explanations']} "
+        f"(a run of {COPY_RUN}+ words)"
+    )
     return 0
 
 

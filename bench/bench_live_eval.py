@@ -16,8 +16,8 @@ import sys
 import time
 from pathlib import Path
 
-from offline_scorer.judging.protocol import as_completion
 from offline_scorer.backends.llama_cpp.judge import load_judge
+from offline_scorer.judging.protocol import as_completion
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
@@ -63,8 +63,10 @@ def main() -> int:
     print(f"pairs {len(pairs)}, repeats {args.repeat}, threads {args.threads}")
     print(f"median s/eval {statistics.median(every):.2f}  mean {statistics.fmean(every):.2f}")
     print("per-repeat medians " + ", ".join(f"{statistics.median(t):.2f}" for t in per_repeat))
-    print(f"generated tokens/eval {judge.completion_tokens / evaluations:.0f} "
-          f"(forced by the grammar {judge.forced_tokens / evaluations:.0f})")
+    print(
+        f"generated tokens/eval {judge.completion_tokens / evaluations:.0f} "
+        f"(forced by the grammar {judge.forced_tokens / evaluations:.0f})"
+    )
     return 0
 
 

@@ -44,8 +44,8 @@ def _pin_one_cpu() -> str:
 def _scorer(cassette: Path, mode: str = "replay", live: Any = None) -> Any:
     from offline_scorer.cassette.judge import CassetteJudge, RecordMode
     from offline_scorer.judging.open import pinned_identity
-    from offline_scorer.scorers.summarization.options import ScorerOptions
     from offline_scorer.models.registry import load_registry
+    from offline_scorer.scorers.summarization.options import ScorerOptions
     from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
     identity = pinned_identity(load_registry().resolve("default"))
@@ -88,8 +88,9 @@ class _CurrentDocument:
 def _documents(count: int) -> list[tuple[str, str, dict[str, Any]]]:
     """(source, summary, golden result) per document, each made distinct by its number."""
     pairs = _fixture_pairs()
-    golden = [json.loads((ROOT / f"fixtures/golden/{p['id']}.json").read_text("utf-8"))
-              for p in pairs]
+    golden = [
+        json.loads((ROOT / f"fixtures/golden/{p['id']}.json").read_text("utf-8")) for p in pairs
+    ]
     docs = []
     for i in range(count):
         pair, result = pairs[i % len(pairs)], golden[i % len(pairs)]
@@ -104,11 +105,16 @@ def record_distinct(path: Path, count: int) -> None:
     scorer = _scorer(path, mode="record", live=current)
     for i, (source, summary, result) in enumerate(_documents(count)):
         questions = [f"{q} (document {i})" for q in result["preprocessStepResult"]["questions"]]
-        coverage = [{**v, "question": q} for v, q in
-                    zip(result["analyzeStepResult"]["coverage"], questions, strict=False)]
+        coverage = [
+            {**v, "question": q}
+            for v, q in zip(result["analyzeStepResult"]["coverage"], questions, strict=False)
+        ]
         current.judge = ScriptedJudge(
-            alignment=result["preprocessStepResult"]["alignment"], questions=questions,
-            coverage=coverage, reason="The summary misstates facts the source gives.")
+            alignment=result["preprocessStepResult"]["alignment"],
+            questions=questions,
+            coverage=coverage,
+            reason="The summary misstates facts the source gives.",
+        )
         scorer.score_texts(source, summary)
     scorer.judge.close()
 
@@ -135,12 +141,17 @@ def main() -> None:
         return
 
     rates = cycled(args.seconds, args.rounds)
-    figures: dict[str, Any] = {"cycled_evals_per_s_median": round(statistics.median(rates), 1),
-                               "cycled_rounds": [round(r, 1) for r in rates]}
-    print(f"machine: {platform.platform()}, python {platform.python_version()}, "
-          f"cpus allowed: {cpus}")
-    print(f"cycled 12 fixture pairs: median {statistics.median(rates):,.0f} evaluations/s over "
-          f"{args.rounds} rounds (min {min(rates):,.0f}, max {max(rates):,.0f}); goal >= {GOAL:,}")
+    figures: dict[str, Any] = {
+        "cycled_evals_per_s_median": round(statistics.median(rates), 1),
+        "cycled_rounds": [round(r, 1) for r in rates],
+    }
+    print(
+        f"machine: {platform.platform()}, python {platform.python_version()}, cpus allowed: {cpus}"
+    )
+    print(
+        f"cycled 12 fixture pairs: median {statistics.median(rates):,.0f} evaluations/s over "
+        f"{args.rounds} rounds (min {min(rates):,.0f}, max {max(rates):,.0f}); goal >= {GOAL:,}"
+    )
     if args.distinct:
         scratch = "/dev/shm" if Path("/dev/shm").is_dir() else None  # no disk in the figure
         with tempfile.TemporaryDirectory(dir=scratch) as tmp:
@@ -149,18 +160,31 @@ def main() -> None:
             distinct = []
             for _ in range(args.rounds):  # a fresh process each round: nothing cached
                 out = subprocess.run(
-                    [sys.executable, __file__, "--replay-distinct", str(path),
-                     "--distinct", str(args.distinct)],
-                    check=True, capture_output=True, text=True).stdout
+                    [
+                        sys.executable,
+                        __file__,
+                        "--replay-distinct",
+                        str(path),
+                        "--distinct",
+                        str(args.distinct),
+                    ],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                ).stdout
                 distinct.append(float(out))
             size = path.stat().st_size
-        print(f"distinct: {args.distinct:,} documents each replayed once ({size / 2**20:.1f} MiB "
-              f"cassette): median {statistics.median(distinct):,.0f} evaluations/s over "
-              f"{args.rounds} fresh processes (min {min(distinct):,.0f}, "
-              f"max {max(distinct):,.0f}); goal >= {GOAL:,}")
-        figures.update(distinct_documents=args.distinct,
-                       distinct_evals_per_s_median=round(statistics.median(distinct), 1),
-                       distinct_rounds=[round(r, 1) for r in distinct])
+        print(
+            f"distinct: {args.distinct:,} documents each replayed once ({size / 2**20:.1f} MiB "
+            f"cassette): median {statistics.median(distinct):,.0f} evaluations/s over "
+            f"{args.rounds} fresh processes (min {min(distinct):,.0f}, "
+            f"max {max(distinct):,.0f}); goal >= {GOAL:,}"
+        )
+        figures.update(
+            distinct_documents=args.distinct,
+            distinct_evals_per_s_median=round(statistics.median(distinct), 1),
+            distinct_rounds=[round(r, 1) for r in distinct],
+        )
     print(json.dumps(figures))
 
 

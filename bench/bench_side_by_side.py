@@ -44,10 +44,10 @@ if str(ROOT) not in sys.path:
 
 from machine import cpu_model, package_version  # noqa: E402  (bench/machine.py)
 
-from offline_scorer.errors import GenerationError  # noqa: E402
 from offline_scorer.backends.llama_cpp.gbnf import request_grammar  # noqa: E402
-from offline_scorer.judging.protocol import JudgeRequest  # noqa: E402
 from offline_scorer.backends.llama_cpp.judge import LlamaJudge, default_threads, load_judge  # noqa: E402
+from offline_scorer.errors import GenerationError  # noqa: E402
+from offline_scorer.judging.protocol import JudgeRequest  # noqa: E402
 from offline_scorer.scorers.summarization.options import ScorerOptions  # noqa: E402
 from offline_scorer.scorers.summarization.prompts import (  # noqa: E402
     ANALYZE_MAX_TOKENS,
@@ -68,8 +68,14 @@ GOAL_INVALID = 0
 GOAL_OVERHEAD = 0.15  # ours / limit - 1
 GOAL_REPLAY = 5000.0  # evaluations/s
 
-METRICS = ("seconds", "calls", "prompt_tokens", "prompt_tokens_evaluated", "completion_tokens",
-           "forced_tokens")
+METRICS = (
+    "seconds",
+    "calls",
+    "prompt_tokens",
+    "prompt_tokens_evaluated",
+    "completion_tokens",
+    "forced_tokens",
+)
 
 
 # ---------------------------------------------------------------- machine facts
@@ -135,11 +141,16 @@ class Instrument:
             before = self.prompt_evaluated
             started = time.perf_counter()
             tokens, forced, finished = self.raw_decode(prompt, constraint, budget, **kwargs)
-            self.decodes.append(DecodeRecord(
-                prompt=list(prompt), n=len(tokens), forced=forced, finished=finished,
-                prompt_evaluated=self.prompt_evaluated - before,
-                seconds=time.perf_counter() - started,
-            ))
+            self.decodes.append(
+                DecodeRecord(
+                    prompt=list(prompt),
+                    n=len(tokens),
+                    forced=forced,
+                    finished=finished,
+                    prompt_evaluated=self.prompt_evaluated - before,
+                    seconds=time.perf_counter() - started,
+                )
+            )
             return tokens, forced, finished
 
         judge._eval_prompt = eval_prompt
@@ -198,21 +209,30 @@ def run_ours(judge: LlamaJudge, inst: Instrument, pairs: list[dict], repeat: int
             "completion_tokens": sum(d.n for d in decodes),
             "forced_tokens": sum(d.forced for d in decodes),
             "decode_seconds": sum(d.seconds for d in decodes),
-            "failure": None if error is None else (
-                "schema" if isinstance(error, GenerationError) else "crash"),
+            "failure": None
+            if error is None
+            else ("schema" if isinstance(error, GenerationError) else "crash"),
             "error": None if error is None else f"{type(error).__name__}: {error}"[:500],
             "score": None if result is None else result.score,
             "call_detail": [
-                {"prompt_tokens": len(d.prompt), "prompt_tokens_evaluated": d.prompt_evaluated,
-                 "completion_tokens": d.n, "forced_tokens": d.forced, "finished": d.finished,
-                 "decode_seconds": round(d.seconds, 4)}
+                {
+                    "prompt_tokens": len(d.prompt),
+                    "prompt_tokens_evaluated": d.prompt_evaluated,
+                    "completion_tokens": d.n,
+                    "forced_tokens": d.forced,
+                    "finished": d.finished,
+                    "decode_seconds": round(d.seconds, 4),
+                }
                 for d in decodes
             ],
             "_decodes": decodes,
         }
         rows.append(row)
-        print(f"[ours {index}/{len(pairs)}] {pair['id']}: {seconds:.2f} s, {counting.calls} "
-              f"call(s), {'ok' if error is None else row['error']}", file=sys.stderr)
+        print(
+            f"[ours {index}/{len(pairs)}] {pair['id']}: {seconds:.2f} s, {counting.calls} "
+            f"call(s), {'ok' if error is None else row['error']}",
+            file=sys.stderr,
+        )
     return rows
 
 
@@ -228,46 +248,73 @@ def run_limit(inst: Instrument, ours_rows: list[dict], repeat: int) -> list[dict
             inst.raw_decode(record.prompt, None, budget=record.n, stop_at_eog=False)
             evaluated += inst.prompt_evaluated - before
         seconds = time.perf_counter() - started
-        rows.append({
-            "system": "limit",
-            "repeat": repeat,
-            "id": ours["id"],
-            "ok": True,
-            "seconds": seconds,
-            "calls": len(ours["_decodes"]),
-            "prompt_tokens": ours["prompt_tokens"],
-            "prompt_tokens_evaluated": evaluated,
-            "completion_tokens": ours["completion_tokens"],
-        })
-        print(f"[limit {index}/{len(ours_rows)}] {ours['id']}: {seconds:.2f} s "
-              f"(ours {ours['seconds']:.2f} s)", file=sys.stderr)
+        rows.append(
+            {
+                "system": "limit",
+                "repeat": repeat,
+                "id": ours["id"],
+                "ok": True,
+                "seconds": seconds,
+                "calls": len(ours["_decodes"]),
+                "prompt_tokens": ours["prompt_tokens"],
+                "prompt_tokens_evaluated": evaluated,
+                "completion_tokens": ours["completion_tokens"],
+            }
+        )
+        print(
+            f"[limit {index}/{len(ours_rows)}] {ours['id']}: {seconds:.2f} s "
+            f"(ours {ours['seconds']:.2f} s)",
+            file=sys.stderr,
+        )
     return rows
 
 
 # ---------------------------------------------------------------- DeepEval, in its own venv
 
 
-def run_deepeval(args: argparse.Namespace, model_path: Path, pairs: list[dict],
-                 repeat: int) -> tuple[list[dict], dict]:
+def run_deepeval(
+    args: argparse.Namespace, model_path: Path, pairs: list[dict], repeat: int
+) -> tuple[list[dict], dict]:
     command = [
-        str(DEEPEVAL_PYTHON), str(DEEPEVAL_RUNNER),
-        "--model", str(model_path),
-        "--pairs-file", str(args.pairs_file),
-        "--pairs", str(len(pairs)),
-        "--threads", str(args.threads),
-        "--max-tokens", str(args.deepeval_max_tokens),
-        "--eval-timeout", str(args.deepeval_timeout),
-        "--repeat-index", str(repeat),
-        "--json-mode", args.deepeval_json_mode,
+        str(DEEPEVAL_PYTHON),
+        str(DEEPEVAL_RUNNER),
+        "--model",
+        str(model_path),
+        "--pairs-file",
+        str(args.pairs_file),
+        "--pairs",
+        str(len(pairs)),
+        "--threads",
+        str(args.threads),
+        "--max-tokens",
+        str(args.deepeval_max_tokens),
+        "--eval-timeout",
+        str(args.deepeval_timeout),
+        "--repeat-index",
+        str(repeat),
+        "--json-mode",
+        args.deepeval_json_mode,
     ]
-    env = dict(os.environ, DEEPEVAL_TELEMETRY_OPT_OUT="YES", DEEPEVAL_DISABLE_DOTENV="1",
-               DEEPEVAL_UPDATE_WARNING_OPT_IN="0")
+    env = dict(
+        os.environ,
+        DEEPEVAL_TELEMETRY_OPT_OUT="YES",
+        DEEPEVAL_DISABLE_DOTENV="1",
+        DEEPEVAL_UPDATE_WARNING_OPT_IN="0",
+    )
     limit_s = len(pairs) * (args.deepeval_timeout + 60) + 120
     info: dict[str, Any] = {"command": shlex.join(command), "returncode": None, "error": None}
     started = time.perf_counter()
     try:
-        child = subprocess.run(command, stdout=subprocess.PIPE, stderr=None, text=True,
-                               env=env, cwd=str(DEEPEVAL_DIR), timeout=limit_s, check=False)
+        child = subprocess.run(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=None,
+            text=True,
+            env=env,
+            cwd=str(DEEPEVAL_DIR),
+            timeout=limit_s,
+            check=False,
+        )
         stdout, info["returncode"] = child.stdout, child.returncode
     except subprocess.TimeoutExpired as expired:
         out = expired.stdout or ""
@@ -287,10 +334,22 @@ def run_deepeval(args: argparse.Namespace, model_path: Path, pairs: list[dict],
     done = {row["id"] for row in rows}
     for pair in pairs:  # an evaluation the runner never reported is a failed one
         if pair["id"] not in done:
-            rows.append({"system": "deepeval", "repeat": repeat, "id": pair["id"], "ok": False,
-                         "seconds": NAN, "calls": 0, "prompt_tokens": 0,
-                         "prompt_tokens_evaluated": 0, "completion_tokens": 0, "json_failures": 0,
-                         "failure": "runner", "error": info["error"] or "not reported"})
+            rows.append(
+                {
+                    "system": "deepeval",
+                    "repeat": repeat,
+                    "id": pair["id"],
+                    "ok": False,
+                    "seconds": NAN,
+                    "calls": 0,
+                    "prompt_tokens": 0,
+                    "prompt_tokens_evaluated": 0,
+                    "completion_tokens": 0,
+                    "json_failures": 0,
+                    "failure": "runner",
+                    "error": info["error"] or "not reported",
+                }
+            )
     order = {pair["id"]: i for i, pair in enumerate(pairs)}
     rows.sort(key=lambda row: order.get(row["id"], 0))
     return rows, info
@@ -312,14 +371,18 @@ def last_json_line(text: str) -> dict | None:
 def run_script(argv: list[str], timeout: float) -> dict:
     command = [sys.executable, *argv]
     try:
-        child = subprocess.run(command, capture_output=True, text=True, cwd=str(ROOT),
-                               timeout=timeout, check=False)
+        child = subprocess.run(
+            command, capture_output=True, text=True, cwd=str(ROOT), timeout=timeout, check=False
+        )
     except subprocess.TimeoutExpired:
         return {"command": shlex.join(command), "error": f"timed out after {timeout:.0f} s"}
     figures = last_json_line(child.stdout)
-    result: dict[str, Any] = {"command": shlex.join(["python", *argv]),
-                              "returncode": child.returncode, "figures": figures,
-                              "text": child.stdout.strip()}
+    result: dict[str, Any] = {
+        "command": shlex.join(["python", *argv]),
+        "returncode": child.returncode,
+        "figures": figures,
+        "text": child.stdout.strip(),
+    }
     if child.returncode != 0 or figures is None:
         result["error"] = (child.stderr.strip().splitlines() or ["no JSON line"])[-1][:300]
     return result
@@ -373,18 +436,20 @@ def summarise(repeats: list[dict[str, list[dict]]]) -> dict:
     matched_per = []
     for r in repeats:
         ids = {row["id"] for row in r["ours"] if row["ok"]} & {
-            row["id"] for row in r["deepeval"] if row["ok"]}
+            row["id"] for row in r["deepeval"] if row["ok"]
+        }
         matched_per.append({s: per_repeat(r[s], ids) for s in systems} | {"ids": sorted(ids)})
-    out["matched"] = {
-        s: over_repeats([m[s] for m in matched_per]) for s in systems
-    } | {"ids_per_repeat": [m["ids"] for m in matched_per]}
+    out["matched"] = {s: over_repeats([m[s] for m in matched_per]) for s in systems} | {
+        "ids_per_repeat": [m["ids"] for m in matched_per]
+    }
     ours_s, de_s, lim_s = (out[s]["seconds"] for s in systems)
     out["speedup_vs_deepeval"] = ratio(de_s, ours_s)
     out["ours_over_deepeval"] = ratio(ours_s, de_s)
     out["ours_over_limit"] = ratio(ours_s, lim_s)
     out["overhead_over_limit"] = out["ours_over_limit"] - 1
-    out["matched_speedup_vs_deepeval"] = ratio(out["matched"]["deepeval"]["seconds"],
-                                               out["matched"]["ours"]["seconds"])
+    out["matched_speedup_vs_deepeval"] = ratio(
+        out["matched"]["deepeval"]["seconds"], out["matched"]["ours"]["seconds"]
+    )
     # Per-repeat ratios too, so a reader can see their spread.
     out["speedup_per_repeat"] = [
         ratio(per_repeat(r["deepeval"])["seconds"], per_repeat(r["ours"])["seconds"])
@@ -420,53 +485,75 @@ def verdict(ok: bool | None) -> str:
     return "n/a" if ok is None else ("met" if ok else "NOT met")
 
 
-def print_report(summary: dict, meta: dict, replay: dict, cassette: dict,
-                 deepeval_runs: list[dict]) -> None:
-    how = {"parse": "prompt + parse JSON",
-           "grammar": "JSON schema enforced by llama.cpp's GBNF"}[meta["deepeval_json_mode"]]
-    names = {"ours": "offline-scorer live (grammar-constrained)",
-             "deepeval": f"DeepEval SummarizationMetric ({how})",
-             "limit": "decode limit (raw llama.cpp, unconstrained, same prompts and n)"}
-    print(f"## Side by side: {meta['pairs']} pair(s) x {meta['repeat']} repeat(s), "
-          f"{meta['threads']} thread(s), model {meta['model']}\n")
+def print_report(
+    summary: dict, meta: dict, replay: dict, cassette: dict, deepeval_runs: list[dict]
+) -> None:
+    how = {"parse": "prompt + parse JSON", "grammar": "JSON schema enforced by llama.cpp's GBNF"}[
+        meta["deepeval_json_mode"]
+    ]
+    names = {
+        "ours": "offline-scorer live (grammar-constrained)",
+        "deepeval": f"DeepEval SummarizationMetric ({how})",
+        "limit": "decode limit (raw llama.cpp, unconstrained, same prompts and n)",
+    }
+    print(
+        f"## Side by side: {meta['pairs']} pair(s) x {meta['repeat']} repeat(s), "
+        f"{meta['threads']} thread(s), model {meta['model']}\n"
+    )
     load = meta["load_average_1m_at_start"]
     if load is not None and load > LOAD_LIMIT:
-        print(f"**Warning: the 1-minute load average was {load:.2f} (> {LOAD_LIMIT}) at start: "
-              "the machine was not quiet, so these timings are not reliable.**\n")
-    print("| system | s/eval | calls/eval | prompt tok/eval | prompt tok evaluated/eval "
-          "| generated tok/eval | invalid outputs |")
+        print(
+            f"**Warning: the 1-minute load average was {load:.2f} (> {LOAD_LIMIT}) at start: "
+            "the machine was not quiet, so these timings are not reliable.**\n"
+        )
+    print(
+        "| system | s/eval | calls/eval | prompt tok/eval | prompt tok evaluated/eval "
+        "| generated tok/eval | invalid outputs |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for key in ("ours", "deepeval", "limit"):
         s = summary[key]
         invalid = "-" if key == "limit" else f"{s['invalid_total']} of {s['evaluations_total']}"
-        print(f"| {names[key]} | {fmt(s['seconds'], '.3f')} | {fmt(s['calls'], '.1f')} "
-              f"| {fmt(s['prompt_tokens'], '.0f')} | {fmt(s['prompt_tokens_evaluated'], '.0f')} "
-              f"| {fmt(s['completion_tokens'], '.0f')} | {invalid} |")
-    print("\nPer-evaluation figures are each system's mean over the pairs, median over repeats. "
-          "Invalid outputs: ours = `GenerationError` (answer not schema-valid or cut at its "
-          "budget); DeepEval = evaluation raised (unparsable JSON, wrong keys, timeout).")
+        print(
+            f"| {names[key]} | {fmt(s['seconds'], '.3f')} | {fmt(s['calls'], '.1f')} "
+            f"| {fmt(s['prompt_tokens'], '.0f')} | {fmt(s['prompt_tokens_evaluated'], '.0f')} "
+            f"| {fmt(s['completion_tokens'], '.0f')} | {invalid} |"
+        )
+    print(
+        "\nPer-evaluation figures are each system's mean over the pairs, median over repeats. "
+        "Invalid outputs: ours = `GenerationError` (answer not schema-valid or cut at its "
+        "budget); DeepEval = evaluation raised (unparsable JSON, wrong keys, timeout)."
+    )
     de = summary["deepeval"]
     if de["invalid_total"]:
-        print(f"Note: a DeepEval evaluation ends at its first failure (an unparsable answer "
-              f"raises; DeepEval does not retry), so its s/eval covers less work than ours on "
-              f"failed pairs (JSON failures: {fmt(de['json_failures'], '.0f')} median per "
-              f"repeat). Pairs both finished: "
-              f"{', '.join(summary['matched']['ids_per_repeat'][0]) or 'none'} (repeat 1); "
-              f"DeepEval / ours on those: {fmt(summary['matched_speedup_vs_deepeval'])}.")
+        print(
+            f"Note: a DeepEval evaluation ends at its first failure (an unparsable answer "
+            f"raises; DeepEval does not retry), so its s/eval covers less work than ours on "
+            f"failed pairs (JSON failures: {fmt(de['json_failures'], '.0f')} median per "
+            f"repeat). Pairs both finished: "
+            f"{', '.join(summary['matched']['ids_per_repeat'][0]) or 'none'} (repeat 1); "
+            f"DeepEval / ours on those: {fmt(summary['matched_speedup_vs_deepeval'])}."
+        )
     forced = summary["ours"]["forced_tokens"]
-    print(f"Ours generated {fmt(summary['ours']['completion_tokens'], '.0f')} tokens/eval, of "
-          f"which {fmt(forced, '.0f')} were forced by the grammar and evaluated as a batch; the "
-          "limit generates every one of its tokens one at a time, so ours can beat it (a "
-          "negative overhead).")
+    print(
+        f"Ours generated {fmt(summary['ours']['completion_tokens'], '.0f')} tokens/eval, of "
+        f"which {fmt(forced, '.0f')} were forced by the grammar and evaluated as a batch; the "
+        "limit generates every one of its tokens one at a time, so ours can beat it (a "
+        "negative overhead)."
+    )
     schemas = meta.get("deepeval_schemas") or {}
     if schemas:
         passed = ", ".join(f"{name} x{count}" for name, count in schemas.items())
-        enforced = ("the schema is not enforced (no grammar), DeepEval parses the returned text"
-                    if meta["deepeval_json_mode"] == "parse" else
-                    "each schema went to llama-cpp-python as a JSON-schema response_format "
-                    "(GBNF) and generate returned the validated instance")
-        print(f"DeepEval called the model as generate(prompt, schema=<pydantic class>): {passed}; "
-              f"{enforced}.")
+        enforced = (
+            "the schema is not enforced (no grammar), DeepEval parses the returned text"
+            if meta["deepeval_json_mode"] == "parse"
+            else "each schema went to llama-cpp-python as a JSON-schema response_format "
+            "(GBNF) and generate returned the validated instance"
+        )
+        print(
+            f"DeepEval called the model as generate(prompt, schema=<pydantic class>): {passed}; "
+            f"{enforced}."
+        )
     print("\n| ratio | value |")
     print("| --- | ---: |")
     print(f"| ours / DeepEval (s/eval) | {fmt(summary['ours_over_deepeval'], '.3f')} |")
@@ -476,54 +563,72 @@ def print_report(summary: dict, meta: dict, replay: dict, cassette: dict,
     speed = summary["speedup_vs_deepeval"]
     overhead = summary["overhead_over_limit"]
     replay_figures = replay.get("figures") or {}
-    replay_rates = [replay_figures.get(name) for name in
-                    ("cycled_evals_per_s_median", "distinct_evals_per_s_median")]
+    replay_rates = [
+        replay_figures.get(name)
+        for name in ("cycled_evals_per_s_median", "distinct_evals_per_s_median")
+    ]
     replay_rate = None if None in replay_rates else min(replay_rates)
     ours_invalid = summary["ours"]["invalid_total"]
     print("\n| goal | target | where it stands |")
     print("| --- | --- | --- |")
-    print(f"| faster per evaluation than DeepEval | >= {GOAL_SPEEDUP}x | {fmt(speed)}x: "
-          f"{verdict(None if math.isnan(speed) else speed >= GOAL_SPEEDUP)}"
-          f"{' (DeepEval failed some pairs: see note)' if de['invalid_total'] else ''} |")
-    print(f"| invalid outputs (ours) | {GOAL_INVALID} | {ours_invalid} of "
-          f"{summary['ours']['evaluations_total']}: {verdict(ours_invalid <= GOAL_INVALID)} |")
-    print(f"| live overhead over the decode limit | <= {GOAL_OVERHEAD:.0%} | "
-          f"{fmt(overhead * 100 if not math.isnan(overhead) else NAN, '.1f')}%: "
-          f"{verdict(None if math.isnan(overhead) else overhead <= GOAL_OVERHEAD)} |")
-    print(f"| replay from a cassette (cycled 12 pairs; 3,000 distinct) | "
-          f">= {GOAL_REPLAY:,.0f} evaluations/s | "
-          f"{' ; '.join(fmt(rate, ',.0f') for rate in replay_rates)}: "
-          f"{verdict(None if replay_rate is None else replay_rate >= GOAL_REPLAY)} |")
+    print(
+        f"| faster per evaluation than DeepEval | >= {GOAL_SPEEDUP}x | {fmt(speed)}x: "
+        f"{verdict(None if math.isnan(speed) else speed >= GOAL_SPEEDUP)}"
+        f"{' (DeepEval failed some pairs: see note)' if de['invalid_total'] else ''} |"
+    )
+    print(
+        f"| invalid outputs (ours) | {GOAL_INVALID} | {ours_invalid} of "
+        f"{summary['ours']['evaluations_total']}: {verdict(ours_invalid <= GOAL_INVALID)} |"
+    )
+    print(
+        f"| live overhead over the decode limit | <= {GOAL_OVERHEAD:.0%} | "
+        f"{fmt(overhead * 100 if not math.isnan(overhead) else NAN, '.1f')}%: "
+        f"{verdict(None if math.isnan(overhead) else overhead <= GOAL_OVERHEAD)} |"
+    )
+    print(
+        f"| replay from a cassette (cycled 12 pairs; 3,000 distinct) | "
+        f">= {GOAL_REPLAY:,.0f} evaluations/s | "
+        f"{' ; '.join(fmt(rate, ',.0f') for rate in replay_rates)}: "
+        f"{verdict(None if replay_rate is None else replay_rate >= GOAL_REPLAY)} |"
+    )
     fig = cassette.get("figures") or {}
     if fig:
-        print(f"\nCassette open: {fig.get('exchanges', 0):,} exchanges "
-              f"({fig.get('file_mib')} MiB): open {fmt(fig.get('open_s'), '.3f')} s "
-              f"(budget {fig.get('open_budget_s')} s), peak RSS after open "
-              f"{fmt(fig.get('rss_after_open_mib'), '.1f')} MiB, retained "
-              f"{fmt(fig.get('rss_retained_after_open_mib'), '.1f')} MiB; "
-              f"{fig.get('lookups')} lookups {fmt(fig.get('lookups_s'), '.3f')} s.")
+        print(
+            f"\nCassette open: {fig.get('exchanges', 0):,} exchanges "
+            f"({fig.get('file_mib')} MiB): open {fmt(fig.get('open_s'), '.3f')} s "
+            f"(budget {fig.get('open_budget_s')} s), peak RSS after open "
+            f"{fmt(fig.get('rss_after_open_mib'), '.1f')} MiB, retained "
+            f"{fmt(fig.get('rss_retained_after_open_mib'), '.1f')} MiB; "
+            f"{fig.get('lookups')} lookups {fmt(fig.get('lookups_s'), '.3f')} s."
+        )
     for name, run in (("replay", replay), ("cassette open", cassette)):
         if run.get("error"):
             print(f"\n{name} benchmark failed: {run['error']}")
     for run in deepeval_runs:
         if run.get("error"):
             print(f"\nDeepEval runner problem (repeat {run['repeat']}): {run['error']}")
-    print(f"\nDeepEval settings: max_tokens {meta['deepeval_max_tokens']} per call, timeout "
-          f"{meta['deepeval_timeout']:.0f} s per evaluation (checked before each call), "
-          f"temperature 0, n_ctx 8192, chat template from the GGUF "
-          f"({meta.get('deepeval_chat_format')}); model load {fmt(meta.get('deepeval_load_s'))} "
-          f"s (untimed). Ours: budgets {PREPROCESS_MAX_TOKENS}/{ANALYZE_MAX_TOKENS}/"
-          f"{REASON_MAX_TOKENS} tokens (preprocess/analyze/reason), llguidance tokenizer "
-          f"built once before timing ({fmt(meta['ours_warmup_s'])} s), model load "
-          f"{fmt(meta['ours_load_s'])} s (untimed).")
-    print(f"\nMachine: {meta['platform']}; CPU {meta['cpu_model']} ({meta['cpus_available']} "
-          f"available of {meta['cpu_count']}); 1-min load average "
-          f"{fmt(meta['load_average_1m_at_start'])} at start, "
-          f"{fmt(meta['load_average_1m_at_end'])} at end.")
+    print(
+        f"\nDeepEval settings: max_tokens {meta['deepeval_max_tokens']} per call, timeout "
+        f"{meta['deepeval_timeout']:.0f} s per evaluation (checked before each call), "
+        f"temperature 0, n_ctx 8192, chat template from the GGUF "
+        f"({meta.get('deepeval_chat_format')}); model load {fmt(meta.get('deepeval_load_s'))} "
+        f"s (untimed). Ours: budgets {PREPROCESS_MAX_TOKENS}/{ANALYZE_MAX_TOKENS}/"
+        f"{REASON_MAX_TOKENS} tokens (preprocess/analyze/reason), llguidance tokenizer "
+        f"built once before timing ({fmt(meta['ours_warmup_s'])} s), model load "
+        f"{fmt(meta['ours_load_s'])} s (untimed)."
+    )
+    print(
+        f"\nMachine: {meta['platform']}; CPU {meta['cpu_model']} ({meta['cpus_available']} "
+        f"available of {meta['cpu_count']}); 1-min load average "
+        f"{fmt(meta['load_average_1m_at_start'])} at start, "
+        f"{fmt(meta['load_average_1m_at_end'])} at end."
+    )
     v = meta["versions"]
-    print(f"Versions: offline-scorer {v['offline-scorer']}, llama-cpp-python "
-          f"{v['llama-cpp-python']}, llguidance {v['llguidance']}, deepeval {v['deepeval']} "
-          f"(its own venv), python {meta['python']}.")
+    print(
+        f"Versions: offline-scorer {v['offline-scorer']}, llama-cpp-python "
+        f"{v['llama-cpp-python']}, llguidance {v['llguidance']}, deepeval {v['deepeval']} "
+        f"(its own venv), python {meta['python']}."
+    )
     print(f"Model: {meta['model_path']} (sha256 {meta['model_sha256'][:16]}...).")
     print(f"Command: `{meta['command']}`")
 
@@ -547,17 +652,33 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=0, help="first N pairs (0: all 12)")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=None,
-                        help="llama.cpp threads for every system (default: CPUs available)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="llama.cpp threads for every system (default: CPUs available)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="write the raw numbers (JSON)")
     parser.add_argument("--pairs-file", type=Path, default=PAIRS_FILE)
-    parser.add_argument("--deepeval-max-tokens", type=int, default=1024,
-                        help="max_tokens of each DeepEval model call")
-    parser.add_argument("--deepeval-timeout", type=float, default=900.0,
-                        help="seconds per DeepEval evaluation (checked before each call)")
-    parser.add_argument("--deepeval-json-mode", choices=("parse", "grammar"), default="parse",
-                        help="parse: DeepEval parses JSON out of free text; grammar: "
-                        "llama-cpp-python enforces each DeepEval schema (JSON confinement)")
+    parser.add_argument(
+        "--deepeval-max-tokens",
+        type=int,
+        default=1024,
+        help="max_tokens of each DeepEval model call",
+    )
+    parser.add_argument(
+        "--deepeval-timeout",
+        type=float,
+        default=900.0,
+        help="seconds per DeepEval evaluation (checked before each call)",
+    )
+    parser.add_argument(
+        "--deepeval-json-mode",
+        choices=("parse", "grammar"),
+        default="parse",
+        help="parse: DeepEval parses JSON out of free text; grammar: "
+        "llama-cpp-python enforces each DeepEval schema (JSON confinement)",
+    )
     parser.add_argument("--replay-seconds", type=float, default=10.0)
     args = parser.parse_args()
     args.threads = args.threads or default_threads()
@@ -565,11 +686,16 @@ def main() -> None:
 
     load_start = load_average()
     if load_start is not None and load_start > LOAD_LIMIT:
-        print(f"warning: 1-minute load average is {load_start:.2f} (> {LOAD_LIMIT}); "
-              "benchmarks must run alone, so these numbers may be skewed", file=sys.stderr)
+        print(
+            f"warning: 1-minute load average is {load_start:.2f} (> {LOAD_LIMIT}); "
+            "benchmarks must run alone, so these numbers may be skewed",
+            file=sys.stderr,
+        )
     if not DEEPEVAL_PYTHON.exists():
-        sys.exit(f"error: {DEEPEVAL_PYTHON} is missing; run `bash bench/deepeval/setup.sh` "
-                 "first (DeepEval lives in its own virtual environment)")
+        sys.exit(
+            f"error: {DEEPEVAL_PYTHON} is missing; run `bash bench/deepeval/setup.sh` "
+            "first (DeepEval lives in its own virtual environment)"
+        )
 
     pairs = [json.loads(line) for line in args.pairs_file.open() if line.strip()]
     if args.pairs:
@@ -597,8 +723,10 @@ def main() -> None:
         repeats.append({"ours": ours, "deepeval": deepeval_rows, "limit": limit})
 
     print("--- replay benchmarks", file=sys.stderr)
-    replay = run_script(["bench/bench_replay.py", "--seconds", str(args.replay_seconds)],
-                        timeout=args.replay_seconds * 10 + 120)
+    replay = run_script(
+        ["bench/bench_replay.py", "--seconds", str(args.replay_seconds)],
+        timeout=args.replay_seconds * 10 + 120,
+    )
     cassette = run_script(["bench/bench_cassette_open.py"], timeout=900)
 
     summary = summarise(repeats)
@@ -632,14 +760,23 @@ def main() -> None:
             "deepeval": de_rows[0]["deepeval_version"] if de_rows else "unknown (no run)",
         },
         "command": command,
-        "goals": {"speedup_vs_deepeval": GOAL_SPEEDUP, "invalid_outputs": GOAL_INVALID,
-                  "overhead_over_limit": GOAL_OVERHEAD, "replay_evals_per_s": GOAL_REPLAY},
+        "goals": {
+            "speedup_vs_deepeval": GOAL_SPEEDUP,
+            "invalid_outputs": GOAL_INVALID,
+            "overhead_over_limit": GOAL_OVERHEAD,
+            "replay_evals_per_s": GOAL_REPLAY,
+        },
     }
     print_report(summary, meta, replay, cassette, deepeval_runs)
     if args.out is not None:
-        payload = {"meta": meta, "summary": summary, "replay": replay,
-                   "cassette_open": cassette, "deepeval_runs": deepeval_runs,
-                   "repeats": repeats}
+        payload = {
+            "meta": meta,
+            "summary": summary,
+            "replay": replay,
+            "cassette_open": cassette,
+            "deepeval_runs": deepeval_runs,
+            "repeats": repeats,
+        }
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(clean(payload), indent=2) + "\n")
         print(f"\nRaw numbers: {args.out}")

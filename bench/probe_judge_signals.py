@@ -55,8 +55,8 @@ def recorded_probabilities(results: Path) -> dict[str, list[float]]:
 def content_free_signal(
     rows: list[dict[str, Any]], recorded: dict[str, list[float]], threads: int
 ) -> dict[str, float]:
-    from offline_scorer.judging.protocol import as_completion
     from offline_scorer.backends.llama_cpp.judge import load_judge
+    from offline_scorer.judging.protocol import as_completion
 
     judge = load_judge("default", threads=threads)
     out = {}
@@ -77,8 +77,15 @@ def lift_signal(rows: list[dict[str, Any]], threads: int) -> dict[str, float]:
     from offline_scorer.models.registry import load_registry
 
     path, _ = load_registry().resolve("default").verify()
-    llama = llama_cpp.Llama(model_path=str(path), n_ctx=4096, n_threads=threads,
-                            n_threads_batch=threads, logits_all=True, verbose=False, seed=0)
+    llama = llama_cpp.Llama(
+        model_path=str(path),
+        n_ctx=4096,
+        n_threads=threads,
+        n_threads_batch=threads,
+        logits_all=True,
+        verbose=False,
+        seed=0,
+    )
 
     def logprobs(prefix: str, text: str) -> Any:
         head = llama.tokenize(prefix.encode(), add_bos=False, special=False)
@@ -94,8 +101,9 @@ def lift_signal(rows: list[dict[str, Any]], threads: int) -> dict[str, float]:
     for row in rows:
         values = []
         for claim in claims_of(row["summary"]):
-            lift = (logprobs(f"Document:\n{row['source']}\n\nSummary:", " " + claim)
-                    - logprobs("Summary:", " " + claim))
+            lift = logprobs(f"Document:\n{row['source']}\n\nSummary:", " " + claim) - logprobs(
+                "Summary:", " " + claim
+            )
             lowest = np.sort(lift)[:3]
             values.append(float(lowest.mean()))
         if values:
@@ -116,21 +124,30 @@ def _auc_line(name: str, signal: dict[str, float], rows: list[dict[str, Any]]) -
         return "n/a" if value is None else f"{value:.3f}"
 
     interval = "" if ci is None else f" [{ci.low:.3f}, {ci.high:.3f}]"
-    return (f"{name:<14} {len(kept):>4} items  ROC AUC {fmt(auc)}{interval}  halves "
-            f"{fmt(halves[0])} / {fmt(halves[1])}")
+    return (
+        f"{name:<14} {len(kept):>4} items  ROC AUC {fmt(auc)}{interval}  halves "
+        f"{fmt(halves[0])} / {fmt(halves[1])}"
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", type=Path)
-    parser.add_argument("--results", type=Path, default=None,
-                        help="an `eval` results file of DATA (for the verdict signal)")
+    parser.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        help="an `eval` results file of DATA (for the verdict signal)",
+    )
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--signals", default="verdict,content-free,lift")
     args = parser.parse_args()
-    rows = [json.loads(line) for line in args.data.read_text(encoding="utf-8").splitlines()
-            if line.strip()][: args.limit]
+    rows = [
+        json.loads(line)
+        for line in args.data.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ][: args.limit]
     wanted = args.signals.split(",")
     if {"verdict", "content-free"} & set(wanted) and args.results is None:
         parser.error("the verdict and content-free signals need --results")

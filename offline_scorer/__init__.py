@@ -18,7 +18,10 @@ from offline_scorer.judging.protocol import Judge, JudgeRequest, Message, Sampli
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.result import ScorerResult
 from offline_scorer.scorers.summarization.runs import ToolResult, extract_tool_results
-from offline_scorer.scorers.summarization.scorer import SummarizationScorer, create_summarization_scorer
+from offline_scorer.scorers.summarization.scorer import (
+    SummarizationScorer,
+    create_summarization_scorer,
+)
 
 try:
     __version__ = version("offline-scorer")

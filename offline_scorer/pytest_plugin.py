@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from offline_scorer.cassette.judge import CassetteJudge, RecordMode, parse_mode
-from offline_scorer.judging.protocol import Judge
 from offline_scorer.judging.open import JudgeSettings, open_judge, resolve_mode
+from offline_scorer.judging.protocol import Judge
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
@@ -65,8 +65,9 @@ def offline_scorer_judge(request: pytest.FixtureRequest) -> Iterator[Judge]:
     requested = parse_mode(option, "--offline-scorer-record-mode") if option else RecordMode.REPLAY
     mode, _ = resolve_mode(requested)
     cassette = Path(kwargs["cassette"]) if "cassette" in kwargs else _cassette_path(request)
-    judge, _spec = open_judge(JudgeSettings(model=kwargs.get("model"), cassette=cassette,
-                                            mode=mode))
+    judge, _spec = open_judge(
+        JudgeSettings(model=kwargs.get("model"), cassette=cassette, mode=mode)
+    )
     try:
         yield judge
     finally:

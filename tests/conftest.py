@@ -52,8 +52,8 @@ def replay_env(tmp_path: Path) -> dict[str, str]:
     spec = load_registry().resolve("default")
     registry = tmp_path / "models.toml"
     registry.write_text(
-        f"[models.{spec.name}]\npath = \"{tmp_path / 'absent.gguf'}\"\n"
-        f"sha256 = \"{spec.sha256}\"\nchat_template_sha256 = \"{spec.chat_template_sha256}\"\n"
+        f'[models.{spec.name}]\npath = "{tmp_path / "absent.gguf"}"\n'
+        f'sha256 = "{spec.sha256}"\nchat_template_sha256 = "{spec.chat_template_sha256}"\n'
         f"context_size = {spec.context_size}\nverdict_threshold = {spec.verdict_threshold}\n",
         encoding="utf-8",
     )

@@ -10,12 +10,18 @@ import tomllib
 import pytest
 
 from offline_scorer import ConfigError, InputError
-from offline_scorer.scorers.summarization.calibration import Labelled, calibrate, collect, label_of, write_threshold
-from offline_scorer.cassette.judge import CassetteJudge, RecordMode
 from offline_scorer.batch.datasets import load_dataset
+from offline_scorer.cassette.judge import CassetteJudge, RecordMode
 from offline_scorer.judging.open import pinned_identity
-from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.models.registry import load_registry
+from offline_scorer.scorers.summarization.calibration import (
+    Labelled,
+    calibrate,
+    collect,
+    label_of,
+    write_threshold,
+)
+from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 from offline_scorer.testing import ScriptedJudge
 from tests.test_cli import run_cli
@@ -31,8 +37,12 @@ def test_labels_come_from_faithful_or_label():
 
 
 def test_the_threshold_separates_the_weakest_claims_by_label():
-    items = [Labelled(str(i), faithful, p) for i, (faithful, p) in enumerate(
-        [(True, 0.9), (True, 0.8), (True, 0.55), (False, 0.5), (False, 0.3), (False, 0.6)])]
+    items = [
+        Labelled(str(i), faithful, p)
+        for i, (faithful, p) in enumerate(
+            [(True, 0.9), (True, 0.8), (True, 0.55), (False, 0.5), (False, 0.3), (False, 0.6)]
+        )
+    ]
     result = calibrate(items)
     assert 0.5 < result.threshold <= 0.55
     assert result.balanced_accuracy == pytest.approx(5 / 6)
@@ -48,8 +58,17 @@ def test_one_class_only_is_refused():
 
 def _rows(tmp_path, n=6):
     data = tmp_path / "labelled.jsonl"
-    lines = [json.dumps({"id": f"r{i}", "source": SOURCE, "summary": f"Summary number {i}.",
-                         "faithful": i % 2 == 0}) for i in range(n)]
+    lines = [
+        json.dumps(
+            {
+                "id": f"r{i}",
+                "source": SOURCE,
+                "summary": f"Summary number {i}.",
+                "faithful": i % 2 == 0,
+            }
+        )
+        for i in range(n)
+    ]
     data.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return data
 
@@ -64,8 +83,11 @@ class ByRow(ScriptedJudge):
 
 
 def _judge():
-    return ByRow(alignment=[{"claim": "c", "supported": True, "reason": "r"}],
-                 questions=["q?"], threshold=0.5)
+    return ByRow(
+        alignment=[{"claim": "c", "supported": True, "reason": "r"}],
+        questions=["q?"],
+        threshold=0.5,
+    )
 
 
 def test_collect_reads_the_weakest_claim_of_each_row(tmp_path):
@@ -76,8 +98,9 @@ def test_collect_reads_the_weakest_claim_of_each_row(tmp_path):
 
 
 def test_a_judge_without_probabilities_cannot_be_calibrated(tmp_path):
-    judge = ScriptedJudge(alignment=[{"claim": "c", "supported": True, "reason": "r"}],
-                          questions=["q?"])
+    judge = ScriptedJudge(
+        alignment=[{"claim": "c", "supported": True, "reason": "r"}], questions=["q?"]
+    )
     with pytest.raises(ConfigError, match="gives no verdict probabilities"):
         collect(load_dataset(_rows(tmp_path)), SummarizationScorer(judge, ScorerOptions()))
 
@@ -85,7 +108,7 @@ def test_a_judge_without_probabilities_cannot_be_calibrated(tmp_path):
 def test_write_threshold_copies_a_shipped_entry_and_keeps_comments(tmp_path):
     spec = load_registry().resolve("default")
     registry = tmp_path / "models.toml"
-    registry.write_text("# my models\ndefault = \"smollm2-135m\"\n", encoding="utf-8")
+    registry.write_text('# my models\ndefault = "smollm2-135m"\n', encoding="utf-8")
     write_threshold(registry, spec.name, spec.to_entry(), 0.4321)
     text = registry.read_text(encoding="utf-8")
     assert text.startswith("# my models\n")
@@ -97,21 +120,32 @@ def test_write_threshold_copies_a_shipped_entry_and_keeps_comments(tmp_path):
 def test_calibrate_command_replays_and_writes_only_the_user_registry(tmp_path):
     spec = load_registry().resolve("default")
     cassette = tmp_path / "c.oscas"
-    recorder = CassetteJudge(cassette, mode=RecordMode.RECORD, identity=pinned_identity(spec),
-                             live=_judge())
+    recorder = CassetteJudge(
+        cassette, mode=RecordMode.RECORD, identity=pinned_identity(spec), live=_judge()
+    )
     collect(load_dataset(_rows(tmp_path)), SummarizationScorer(recorder, ScorerOptions()))
     recorder.close()
     user = tmp_path / "user-models.toml"
     user.write_text("# mine\n", encoding="utf-8")
     shipped_before = (load_registry().models[spec.name].origin, spec.verdict_threshold)
-    proc = run_cli("calibrate", str(_rows(tmp_path)), "--record-mode", "replay", "--cassette",
-                   str(cassette), "--json", env={**os.environ, "OFFLINE_SCORER_MODELS": str(user)})
+    proc = run_cli(
+        "calibrate",
+        str(_rows(tmp_path)),
+        "--record-mode",
+        "replay",
+        "--cassette",
+        str(cassette),
+        "--json",
+        env={**os.environ, "OFFLINE_SCORER_MODELS": str(user)},
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     figures = json.loads(proc.stdout)
     assert figures["roc_auc"] == 1.0 and figures["balanced_accuracy"] == 1.0
     assert figures["written_to"] == str(user)
-    assert tomllib.loads(user.read_text())["models"][spec.name]["verdict_threshold"] == \
-        figures["threshold"]
+    assert (
+        tomllib.loads(user.read_text())["models"][spec.name]["verdict_threshold"]
+        == figures["threshold"]
+    )
     assert (load_registry().models[spec.name].origin, spec.verdict_threshold) == shipped_before
 
 

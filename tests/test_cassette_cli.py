@@ -56,8 +56,10 @@ def test_verify_detects_a_record_whose_key_does_not_match(tmp_path):
     from offline_scorer.cassette.store.container import CassetteFile
 
     copy = tmp_path / "edited.oscas"
-    with CassetteFile(FIXTURE_CASSETTE, create=False) as src, \
-            CassetteFile(copy, create=True) as dst:
+    with (
+        CassetteFile(FIXTURE_CASSETTE, create=False) as src,
+        CassetteFile(copy, create=True) as dst,
+    ):
         key, payload = next(src.iter_exchanges())
         request = dict(payload["request"])
         request["model_sha256"] = "f" * 64
@@ -96,9 +98,15 @@ def test_not_a_cassette(tmp_path):
 def test_verify_live_reports_byte_identical_exchanges(tmp_path):
     pytest.importorskip("llama_cpp")
     cassette = tmp_path / "one.oscas"
-    proc = run_cli("score", "--source", "fixtures/pairs/11-clinic-move.source.txt",
-                   "--summary", "fixtures/pairs/11-clinic-move.summary.txt",
-                   "--cassette", str(cassette))
+    proc = run_cli(
+        "score",
+        "--source",
+        "fixtures/pairs/11-clinic-move.source.txt",
+        "--summary",
+        "fixtures/pairs/11-clinic-move.summary.txt",
+        "--cassette",
+        str(cassette),
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     assert f"recorded 3 exchange(s) to {cassette}" in proc.stderr.decode()
     proc = run_cli("cassette", "verify", str(cassette), "--live")
@@ -106,7 +114,7 @@ def test_verify_live_reports_byte_identical_exchanges(tmp_path):
     assert "live: 3 of 3 exchanges came back byte-identical" in proc.stdout.decode()
 
 
-PLUGIN_TEST = '''
+PLUGIN_TEST = """
 import pytest
 
 SOURCE = open({source!r}).read()
@@ -115,7 +123,7 @@ SOURCE = open({source!r}).read()
 def test_my_summary(summarization_scorer):
     result = summarization_scorer.score_texts(SOURCE, {summary!r})
     assert 0 <= result.score <= 1
-'''
+"""
 
 
 @pytest.mark.live
@@ -125,15 +133,20 @@ def test_pytest_plugin_records_then_replays(tmp_path):
     project.mkdir()
     source = ROOT / "fixtures" / "pairs" / "11-clinic-move.source.txt"
     summary = (ROOT / "fixtures" / "pairs" / "11-clinic-move.summary.txt").read_text().strip()
-    (project / "test_summaries.py").write_text(PLUGIN_TEST.format(source=str(source),
-                                                                  summary=summary))
+    (project / "test_summaries.py").write_text(
+        PLUGIN_TEST.format(source=str(source), summary=summary)
+    )
     env = {k: v for k, v in os.environ.items() if k != "OFFLINE_SCORER_RECORD_MODE"}
 
     def pytest_run(*args, extra_env=None, code_prefix=""):
         code = code_prefix + "import pytest, sys\nsys.exit(pytest.main(sys.argv[1:]))\n"
-        return subprocess.run([sys.executable, "-c", code, "-q", "-p", "no:cacheprovider",
-                               *args], cwd=project, capture_output=True, timeout=600,
-                              env={**env, **(extra_env or {})})
+        return subprocess.run(
+            [sys.executable, "-c", code, "-q", "-p", "no:cacheprovider", *args],
+            cwd=project,
+            capture_output=True,
+            timeout=600,
+            env={**env, **(extra_env or {})},
+        )
 
     replay_first = pytest_run()
     assert replay_first.returncode == 1
@@ -144,7 +157,8 @@ def test_pytest_plugin_records_then_replays(tmp_path):
     cassette = project / "cassettes" / "test_summaries" / "test_my_summary.oscas"
     assert cassette.is_file()
 
-    replayed = pytest_run(code_prefix=block_imports_code("llama_cpp", "llguidance"),
-                          extra_env=replay_env(tmp_path))
+    replayed = pytest_run(
+        code_prefix=block_imports_code("llama_cpp", "llguidance"), extra_env=replay_env(tmp_path)
+    )
     assert replayed.returncode == 0, replayed.stdout.decode()[-2000:]
     shutil.rmtree(project / "cassettes")

@@ -13,9 +13,9 @@ import sys
 import pytest
 
 from offline_scorer import CassetteMissError, ConfigError
-from offline_scorer.cassette.store.container import CassetteFile
-from offline_scorer.cassette.key import key_parts
 from offline_scorer.cassette.judge import CassetteJudge, RecordMode
+from offline_scorer.cassette.key import key_parts
+from offline_scorer.cassette.store.container import CassetteFile
 from offline_scorer.judging.protocol import JudgeIdentity
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.prompts import preprocess_request
@@ -121,11 +121,13 @@ def test_miss_names_changed_settings_and_grammar(tmp_path):
 
 def test_key_ignores_what_does_not_change_the_answer():
     request = preprocess_request(SOURCE, SUMMARY, 10)
-    seeded = dataclasses.replace(request, sampling=dataclasses.replace(request.sampling, seed=7),
-                                 step="renamed")
+    seeded = dataclasses.replace(
+        request, sampling=dataclasses.replace(request.sampling, seed=7), step="renamed"
+    )
     assert key_parts(request, IDENTITY).digest() == key_parts(seeded, IDENTITY).digest()
     longer = dataclasses.replace(
-        request, sampling=dataclasses.replace(request.sampling, max_tokens=99))
+        request, sampling=dataclasses.replace(request.sampling, max_tokens=99)
+    )
     assert key_parts(request, IDENTITY).digest() != key_parts(longer, IDENTITY).digest()
 
 
@@ -155,17 +157,27 @@ def _cli_replay(args, env, cwd=ROOT):
         "sys.argv = ['offline-scorer'] + sys.argv[1:]\n"
         "main()\n"
     )
-    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, env=env,
-                          cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, env=env, cwd=cwd, timeout=120
+    )
 
 
 @pytest.mark.parametrize("pair_id", fixture_ids())
 def test_committed_fixture_cassette_replays_to_the_golden_bytes(pair_id, tmp_path):
     """The CLI replays each fixture with no runtime and no model file: golden bytes out."""
     proc = _cli_replay(
-        ["score", "--source", f"fixtures/pairs/{pair_id}.source.txt",
-         "--summary", f"fixtures/pairs/{pair_id}.summary.txt", "--json",
-         "--record-mode", "replay", "--cassette", "fixtures/cassettes/fixtures.oscas"],
+        [
+            "score",
+            "--source",
+            f"fixtures/pairs/{pair_id}.source.txt",
+            "--summary",
+            f"fixtures/pairs/{pair_id}.summary.txt",
+            "--json",
+            "--record-mode",
+            "replay",
+            "--cassette",
+            "fixtures/cassettes/fixtures.oscas",
+        ],
         env=replay_env(tmp_path),
     )
     assert proc.returncode == 0, proc.stderr.decode()
@@ -175,9 +187,17 @@ def test_committed_fixture_cassette_replays_to_the_golden_bytes(pair_id, tmp_pat
 
 def test_cli_miss_exits_5_with_one_line(tmp_path):
     proc = _cli_replay(
-        ["score", "--source", "fixtures/pairs/01-harbor-bridge.source.txt",
-         "--summary", "fixtures/pairs/02-seed-library.summary.txt",
-         "--record-mode", "replay", "--cassette", "fixtures/cassettes/fixtures.oscas"],
+        [
+            "score",
+            "--source",
+            "fixtures/pairs/01-harbor-bridge.source.txt",
+            "--summary",
+            "fixtures/pairs/02-seed-library.summary.txt",
+            "--record-mode",
+            "replay",
+            "--cassette",
+            "fixtures/cassettes/fixtures.oscas",
+        ],
         env=replay_env(tmp_path),
     )
     err = proc.stderr.decode()

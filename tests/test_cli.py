@@ -115,7 +115,20 @@ def test_live_run_without_the_runtime_is_a_clear_error(tmp_path):
         "sys.argv = ['offline-scorer'] + sys.argv[1:]\n"
         "main()\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code, "score", "--source", SOURCE,
-                           "--summary", SUMMARY, "--cassette", str(tmp_path / "c.oscas")],
-                          capture_output=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            code,
+            "score",
+            "--source",
+            SOURCE,
+            "--summary",
+            SUMMARY,
+            "--cassette",
+            str(tmp_path / "c.oscas"),
+        ],
+        capture_output=True,
+        timeout=120,
+    )
     assert_clean_error(proc, 3, "needs the 'live' extra", "pip install 'offline-scorer[live]'")

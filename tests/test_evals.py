@@ -45,16 +45,19 @@ def test_run_evals_records_failures_and_goes_on():
             raise RuntimeError("summarizer crashed")
         return "A summary."
 
-    run = run_evals(data=[{"input": "boom"}, {"input": "fine"}, 42,
-                          {"id": "x", "source": 1, "summary": "s"}],
-                    scorers=[scorer], target=target)
+    run = run_evals(
+        data=[{"input": "boom"}, {"input": "fine"}, 42, {"id": "x", "source": 1, "summary": "s"}],
+        scorers=[scorer],
+        target=target,
+    )
     assert [item.ok for item in run.items] == [False, True, False, False]
     assert "target raised: summarizer crashed" in run.items[0].error.message
     assert "expected an object" in run.items[2].error.message
     assert "'source' must be a string" in run.items[3].error.message
     assert run.summary == {"totalItems": 4, "failed": 3}
-    stopped = run_evals(data=[{"input": "boom"}, {"input": "fine"}], scorers=[scorer],
-                        target=target, fail_fast=True)
+    stopped = run_evals(
+        data=[{"input": "boom"}, {"input": "fine"}], scorers=[scorer], target=target, fail_fast=True
+    )
     assert len(stopped.items) == 1
 
 
@@ -63,45 +66,81 @@ def test_run_evals_with_outputs_already_in_the_data():
     run = run_evals(data=[{"id": "1", "source": "S.", "summary": "Sum."}], scorers=[scorer])
     assert run.items[0].ok and run.items[0].results["summarization"].score == 1
     line = json.loads(run.items[0].to_line())
-    assert list(line) == ["id", "line", "digest", "status", "score", "alignment", "coverage",
-                          "limiting_axis", "result", "error", "metadata"]
+    assert list(line) == [
+        "id",
+        "line",
+        "digest",
+        "status",
+        "score",
+        "alignment",
+        "coverage",
+        "limiting_axis",
+        "result",
+        "error",
+        "metadata",
+    ]
     assert line["metadata"] == {}
 
 
 def test_extra_fields_travel_as_metadata_and_leave_the_digest_alone():
     scorer = create_summarization_scorer(model=scripted([T], 1, [T]))
     plain = {"id": "1", "source": "S.", "summary": "Sum."}
-    labelled = {"id": "1", "source": "S.", "faithful": False, "summary": "Sum.",
-                "domain": "samsum", "notes": {"by": "ann", "scores": [1, 2.5]}}
+    labelled = {
+        "id": "1",
+        "source": "S.",
+        "faithful": False,
+        "summary": "Sum.",
+        "domain": "samsum",
+        "notes": {"by": "ann", "scores": [1, 2.5]},
+    }
     mastra = {"id": "1", "input": "S.", "output": "Sum.", "groundTruth": "g"}
     run = run_evals(data=[plain, labelled, mastra], scorers=[scorer])
     lines = [json.loads(item.to_line()) for item in run.items]
     assert [line["metadata"] for line in lines] == [
-        {}, {"faithful": False, "domain": "samsum", "notes": {"by": "ann", "scores": [1, 2.5]}},
-        {"groundTruth": "g"}]
+        {},
+        {"faithful": False, "domain": "samsum", "notes": {"by": "ann", "scores": [1, 2.5]}},
+        {"groundTruth": "g"},
+    ]
     assert list(lines[1]["metadata"]) == ["faithful", "domain", "notes"]  # row order
     assert lines[0]["digest"] == lines[1]["digest"] == lines[2]["digest"]
-    assert run.items[1].to_line().endswith(
-        ',"error":null,"metadata":{"faithful":false,"domain":"samsum",'
-        '"notes":{"by":"ann","scores":[1,2.5]}}}')
+    assert (
+        run.items[1]
+        .to_line()
+        .endswith(
+            ',"error":null,"metadata":{"faithful":false,"domain":"samsum",'
+            '"notes":{"by":"ann","scores":[1,2.5]}}}'
+        )
+    )
 
 
 def test_a_metadata_object_is_merged_and_top_level_keys_win():
     from offline_scorer.batch.datasets import item_from_mapping
 
-    row = {"id": "a", "source": "S.", "summary": "T.", "split": "dev",
-           "metadata": {"faithful": True, "rater": "x", "split": "test"}, "faithful": False}
+    row = {
+        "id": "a",
+        "source": "S.",
+        "summary": "T.",
+        "split": "dev",
+        "metadata": {"faithful": True, "rater": "x", "split": "test"},
+        "faithful": False,
+    }
     assert item_from_mapping(row, 1, "a").metadata == {
-        "split": "dev", "faithful": False, "rater": "x"}
+        "split": "dev",
+        "faithful": False,
+        "rater": "x",
+    }
     assert list(item_from_mapping(row, 1, "a").metadata) == ["split", "faithful", "rater"]
     kept = item_from_mapping({"id": "a", "source": "S.", "summary": "T.", "metadata": 3}, 1, "a")
     assert kept.metadata == {"metadata": 3}
 
 
-@pytest.mark.parametrize("row, message", [
-    ({"id": "a", "source": "S.", "summary": "T.", "input": "I."}, "not both"),
-    ({"id": "a", "source": "S.", "summary": "T.", "score": float("nan")}, "'score' holds nan"),
-])
+@pytest.mark.parametrize(
+    "row, message",
+    [
+        ({"id": "a", "source": "S.", "summary": "T.", "input": "I."}, "not both"),
+        ({"id": "a", "source": "S.", "summary": "T.", "score": float("nan")}, "'score' holds nan"),
+    ],
+)
 def test_rows_that_cannot_be_carried_are_refused(row, message):
     from offline_scorer.batch.datasets import item_from_mapping
     from offline_scorer.errors import InputError
@@ -112,15 +151,17 @@ def test_rows_that_cannot_be_carried_are_refused(row, message):
 
 def test_jsonl_and_csv_rows_keep_their_extra_fields(tmp_path):
     data = tmp_path / "labelled.jsonl"
-    data.write_text('{"id": "x", "source": "S.", "summary": "T.", "faithful": true, '
-                    '"domain": "samsum"}\n{"id": "y", "source": "S.", "summary": "T.", '
-                    '"faithful": NaN}\n', encoding="utf-8")
+    data.write_text(
+        '{"id": "x", "source": "S.", "summary": "T.", "faithful": true, '
+        '"domain": "samsum"}\n{"id": "y", "source": "S.", "summary": "T.", '
+        '"faithful": NaN}\n',
+        encoding="utf-8",
+    )
     first, second = load_dataset(data)
     assert first.metadata == {"faithful": True, "domain": "samsum"}
     assert second.message == "line 2: field 'faithful' holds nan, which JSON cannot carry"
     table = tmp_path / "labelled.csv"
-    table.write_text("id,faithful,source,summary,human_score\nx,true,S.,T.,3.5\n",
-                     encoding="utf-8")
+    table.write_text("id,faithful,source,summary,human_score\nx,true,S.,T.,3.5\n", encoding="utf-8")
     (row,) = load_dataset(table)
     assert row.metadata == {"faithful": "true", "human_score": "3.5"}  # strings, as in the CSV
 
@@ -142,8 +183,9 @@ def eval_cli(*args, env, cwd=ROOT):
         "sys.argv = ['offline-scorer'] + sys.argv[1:]\n"
         "main()\n"
     )
-    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, env=env,
-                          cwd=cwd, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, env=env, cwd=cwd, timeout=300
+    )
 
 
 REPLAY = ["--record-mode", "replay", "--cassette", str(FIXTURES / "cassettes" / "fixtures.oscas")]
@@ -157,14 +199,17 @@ def golden_lines() -> list[bytes]:
     """
     pairs = [json.loads(line) for line in (FIXTURES / "pairs.jsonl").read_text().splitlines()]
     golden = (FIXTURES / "golden" / "results.jsonl").read_text(encoding="utf-8").splitlines()
-    return [dump_line(with_metadata(json.loads(line), {"kind": pair["kind"]})).encode()
-            for line, pair in zip(golden, pairs, strict=True)]
+    return [
+        dump_line(with_metadata(json.loads(line), {"kind": pair["kind"]})).encode()
+        for line, pair in zip(golden, pairs, strict=True)
+    ]
 
 
 def test_eval_replays_the_fixture_dataset_to_the_golden_results(tmp_path):
     out = tmp_path / "results.jsonl"
-    proc = eval_cli("eval", str(FIXTURES / "pairs.jsonl"), "--out", str(out), *REPLAY,
-                    env=replay_env(tmp_path))
+    proc = eval_cli(
+        "eval", str(FIXTURES / "pairs.jsonl"), "--out", str(out), *REPLAY, env=replay_env(tmp_path)
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     assert out.read_bytes().splitlines() == golden_lines()
     assert "items        12 (12 ok, 0 failed)" in proc.stdout.decode()
@@ -173,22 +218,35 @@ def test_eval_replays_the_fixture_dataset_to_the_golden_results(tmp_path):
 def test_malformed_rows_are_reported_with_line_numbers_and_the_run_goes_on(tmp_path):
     pairs = (FIXTURES / "pairs.jsonl").read_bytes().splitlines()
     data = tmp_path / "mixed.jsonl"
-    data.write_bytes(b"\n".join([
-        pairs[0],
-        b"{not json",
-        b'{"id": "t", "source": 3, "summary": "x"}',
-        b'{"id": "m", "source": "only a source"}',
-        b'"a string"',
-        b'{"id": "u", "source": "caf\xe9", "summary": "x"}',
-        pairs[1],
-    ]) + b"\n")
+    data.write_bytes(
+        b"\n".join(
+            [
+                pairs[0],
+                b"{not json",
+                b'{"id": "t", "source": 3, "summary": "x"}',
+                b'{"id": "m", "source": "only a source"}',
+                b'"a string"',
+                b'{"id": "u", "source": "caf\xe9", "summary": "x"}',
+                pairs[1],
+            ]
+        )
+        + b"\n"
+    )
     out = tmp_path / "results.jsonl"
-    proc = eval_cli("eval", str(data), "--out", str(out), "--json", *REPLAY,
-                    env=replay_env(tmp_path))
+    proc = eval_cli(
+        "eval", str(data), "--out", str(out), "--json", *REPLAY, env=replay_env(tmp_path)
+    )
     assert proc.returncode == 1, proc.stderr.decode()  # some items failed
     lines = [json.loads(line) for line in out.read_text().splitlines()]
-    assert [line["status"] for line in lines] == ["ok", "error", "error", "error", "error",
-                                                  "error", "ok"]
+    assert [line["status"] for line in lines] == [
+        "ok",
+        "error",
+        "error",
+        "error",
+        "error",
+        "error",
+        "ok",
+    ]
     messages = [line["error"]["message"] for line in lines if line["error"]]
     assert messages[0].startswith("line 2: not valid JSON")
     assert messages[1] == "line 3: 'source' must be a string"
@@ -223,12 +281,20 @@ def test_csv_dataset(tmp_path):
 def test_existing_results_need_resume_or_overwrite(tmp_path):
     out = tmp_path / "results.jsonl"
     out.write_text("precious\n")
-    proc = eval_cli("eval", str(FIXTURES / "pairs.jsonl"), "--out", str(out), *REPLAY,
-                    env=replay_env(tmp_path))
+    proc = eval_cli(
+        "eval", str(FIXTURES / "pairs.jsonl"), "--out", str(out), *REPLAY, env=replay_env(tmp_path)
+    )
     assert proc.returncode == 2 and "pass --resume" in proc.stderr.decode()
     assert out.read_text() == "precious\n"
-    proc = eval_cli("eval", str(FIXTURES / "pairs.jsonl"), "--out", str(out), "--resume",
-                    *REPLAY, env=replay_env(tmp_path))
+    proc = eval_cli(
+        "eval",
+        str(FIXTURES / "pairs.jsonl"),
+        "--out",
+        str(out),
+        "--resume",
+        *REPLAY,
+        env=replay_env(tmp_path),
+    )
     assert proc.returncode == 2 and "line 1 is not a results line" in proc.stderr.decode()
     assert out.read_text() == "precious\n"
 
@@ -238,8 +304,15 @@ def test_resume_after_a_torn_tail_finishes_with_the_same_bytes(tmp_path):
     out = tmp_path / "results.jsonl"
     cut = golden.index(b"\n", len(golden) // 2) + 40  # five-ish whole lines and a torn one
     out.write_bytes(golden[:cut])
-    proc = eval_cli("eval", str(FIXTURES / "pairs.jsonl"), "--out", str(out), "--resume",
-                    *REPLAY, env=replay_env(tmp_path))
+    proc = eval_cli(
+        "eval",
+        str(FIXTURES / "pairs.jsonl"),
+        "--out",
+        str(out),
+        "--resume",
+        *REPLAY,
+        env=replay_env(tmp_path),
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     assert out.read_bytes() == golden
 
@@ -253,8 +326,15 @@ def test_resume_brings_lines_without_metadata_and_edited_labels_up_to_date(tmp_p
         del record["metadata"]
     out = tmp_path / "results.jsonl"
     out.write_text("".join(dump_line(record) + "\n" for record in old), encoding="utf-8")
-    proc = eval_cli("eval", str(FIXTURES / "pairs.jsonl"), "--out", str(out), "--resume",
-                    *REPLAY, env=replay_env(tmp_path))
+    proc = eval_cli(
+        "eval",
+        str(FIXTURES / "pairs.jsonl"),
+        "--out",
+        str(out),
+        "--resume",
+        *REPLAY,
+        env=replay_env(tmp_path),
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     assert out.read_bytes() == b"".join(line + b"\n" for line in golden)
     assert not list(tmp_path.glob(".results.jsonl.*"))  # no temporary file left behind
@@ -265,8 +345,9 @@ def test_resume_brings_lines_without_metadata_and_edited_labels_up_to_date(tmp_p
     data = tmp_path / "pairs.jsonl"
     data.write_text("".join(json.dumps(row) + "\n" for row in relabelled), encoding="utf-8")
     out.write_bytes(b"".join(line + b"\n" for line in golden[:3]))
-    proc = eval_cli("eval", str(data), "--out", str(out), "--resume", *REPLAY,
-                    env=replay_env(tmp_path))
+    proc = eval_cli(
+        "eval", str(data), "--out", str(out), "--resume", *REPLAY, env=replay_env(tmp_path)
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     lines = out.read_bytes().splitlines()
     assert json.loads(lines[0])["metadata"] == {"kind": "checked by hand"}
@@ -277,8 +358,17 @@ def test_resume_refuses_results_of_other_data(tmp_path):
     golden = (FIXTURES / "golden" / "results.jsonl").read_bytes()
     out = tmp_path / "results.jsonl"
     out.write_bytes(golden)
-    proc = eval_cli("eval", str(FIXTURES / "pairs.jsonl"), "--out", str(out), "--resume",
-                    "--max-questions", "5", *REPLAY, env=replay_env(tmp_path))
+    proc = eval_cli(
+        "eval",
+        str(FIXTURES / "pairs.jsonl"),
+        "--out",
+        str(out),
+        "--resume",
+        "--max-questions",
+        "5",
+        *REPLAY,
+        env=replay_env(tmp_path),
+    )
     assert proc.returncode == 2 and "does not match item 1" in proc.stderr.decode()
     assert out.read_bytes() == golden
     shutil.rmtree(tmp_path, ignore_errors=True)
@@ -312,15 +402,29 @@ def test_killing_a_live_run_and_resuming_gives_the_uninterrupted_bytes(tmp_path)
 
     pytest.importorskip("llama_cpp")
     pairs = [json.loads(line) for line in (FIXTURES / "pairs.jsonl").read_text().splitlines()]
-    fresh = [dict(pair, summary=pair["summary"] + " It was announced on a Monday.")
-             for pair in (pairs[10], pairs[1])]  # not in the cassette: judged live
+    fresh = [
+        dict(pair, summary=pair["summary"] + " It was announced on a Monday.")
+        for pair in (pairs[10], pairs[1])
+    ]  # not in the cassette: judged live
     data = tmp_path / "three.jsonl"
     data.write_text("".join(json.dumps(row) + "\n" for row in [pairs[0], *fresh]))
     cassette = tmp_path / "c.oscas"
     shutil.copyfile(FIXTURES / "cassettes" / "fixtures.oscas", cassette)
     out = tmp_path / "results.jsonl"
-    args = [sys.executable, "-m", "offline_scorer", "eval", str(data), "--out", str(out),
-            "--cassette", str(cassette), "--record-mode", "auto", "--quiet"]
+    args = [
+        sys.executable,
+        "-m",
+        "offline_scorer",
+        "eval",
+        str(data),
+        "--out",
+        str(out),
+        "--cassette",
+        str(cassette),
+        "--record-mode",
+        "auto",
+        "--quiet",
+    ]
     child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and child.poll() is None:
@@ -336,9 +440,23 @@ def test_killing_a_live_run_and_resuming_gives_the_uninterrupted_bytes(tmp_path)
     assert resumed.returncode == 0, resumed.stderr.decode()
     clean = tmp_path / "clean.jsonl"
     replay = subprocess.run(
-        [sys.executable, "-m", "offline_scorer", "eval", str(data), "--out", str(clean),
-         "--cassette", str(cassette), "--record-mode", "replay", "--quiet"],
-        capture_output=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "offline_scorer",
+            "eval",
+            str(data),
+            "--out",
+            str(clean),
+            "--cassette",
+            str(cassette),
+            "--record-mode",
+            "replay",
+            "--quiet",
+        ],
+        capture_output=True,
+        timeout=300,
+    )
     assert replay.returncode == 0, replay.stderr.decode()
     assert out.read_bytes() == clean.read_bytes()
     assert out.read_bytes().splitlines()[0] == golden_lines()[0]

@@ -38,8 +38,10 @@ def test_cache_tells_apart_schemas_that_differ_only_in_property_order() -> None:
     schema = coverage_schema(["Is it open?"])
     verdict = schema["properties"]["coverage"]["prefixItems"][0]
     swapped = {**verdict, "properties": dict(reversed(list(verdict["properties"].items())))}
-    other = {**schema, "properties": {"coverage": {
-        **schema["properties"]["coverage"], "prefixItems": [swapped]}}}
+    other = {
+        **schema,
+        "properties": {"coverage": {**schema["properties"]["coverage"], "prefixItems": [swapped]}},
+    }
     first, second = request_grammar(schema), request_grammar(other)
     assert first == schema_to_gbnf(schema) and second == schema_to_gbnf(other)
     assert first != second
@@ -47,6 +49,6 @@ def test_cache_tells_apart_schemas_that_differ_only_in_property_order() -> None:
 
 def test_cached_grammar_is_the_generated_one_for_many_question_sets() -> None:
     for n in range(300):  # more than the cache holds, so entries are evicted and rebuilt
-        questions = [f"Question {n}.{i} with \"quotes\" and \\ backslash?" for i in range(n % 5)]
+        questions = [f'Question {n}.{i} with "quotes" and \\ backslash?' for i in range(n % 5)]
         schema = coverage_schema(questions)
         assert request_grammar(schema) == schema_to_gbnf(schema)

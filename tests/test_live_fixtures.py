@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import pytest
 
 from offline_scorer.cassette.judge import CassetteJudge, RecordMode
-from offline_scorer.judging.protocol import Completion, JudgeRequest, as_completion
 from offline_scorer.judging.open import pinned_identity
-from offline_scorer.scorers.summarization.options import ScorerOptions
+from offline_scorer.judging.protocol import Completion, JudgeRequest, as_completion
 from offline_scorer.models.registry import load_registry
+from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.result import RESULT_JSON_SCHEMA
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 from tests.conftest import FIXTURES, ROOT, block_imports_code, replay_env
@@ -51,8 +51,11 @@ def recording(tmp_path_factory):
     """Record every fixture pair live into a fresh cassette and golden files."""
     pytest.importorskip("llama_cpp", reason="the live extra is not installed")
     out = tmp_path_factory.mktemp("recorded")
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "record-fixtures"),
-                           "--out", str(out)], capture_output=True, timeout=1800)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "record-fixtures"), "--out", str(out)],
+        capture_output=True,
+        timeout=1800,
+    )
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     return out
 
@@ -61,8 +64,9 @@ def recording(tmp_path_factory):
 def runs(recording, fixture_pairs):
     """(pair, exchanges, result) per pair, replayed in-process from the live recording."""
     identity = pinned_identity(load_registry().resolve("default"))
-    judge = CassetteJudge(recording / "cassettes" / "fixtures.oscas", mode=RecordMode.REPLAY,
-                          identity=identity)
+    judge = CassetteJudge(
+        recording / "cassettes" / "fixtures.oscas", mode=RecordMode.REPLAY, identity=identity
+    )
     out = []
     for pair in fixture_pairs:
         tap = Tap(judge)
@@ -145,9 +149,17 @@ def test_replay_in_a_fresh_process_without_runtime_or_model_is_byte_identical(
         "runpy.run_path('tests/replay_worker.py', run_name='__main__')\n"
     )
     proc = subprocess.run(
-        [sys.executable, "-c", code, str(recording / "cassettes" / "fixtures.oscas"),
-         str(FIXTURES / "pairs.jsonl")],
-        capture_output=True, env=replay_env(tmp_path), cwd=ROOT, timeout=300,
+        [
+            sys.executable,
+            "-c",
+            code,
+            str(recording / "cassettes" / "fixtures.oscas"),
+            str(FIXTURES / "pairs.jsonl"),
+        ],
+        capture_output=True,
+        env=replay_env(tmp_path),
+        cwd=ROOT,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     lines = [json.loads(line) for line in proc.stdout.decode().splitlines()]
@@ -171,9 +183,17 @@ def test_eval_replay_without_runtime_or_model_gives_the_same_results_file(record
     from tests.test_evals import eval_cli
 
     out = tmp_path / "replayed.jsonl"
-    proc = eval_cli("eval", str(FIXTURES / "pairs.jsonl"), "--out", str(out), "--record-mode",
-                    "replay", "--cassette", str(recording / "cassettes" / "fixtures.oscas"),
-                    env=replay_env(tmp_path))
+    proc = eval_cli(
+        "eval",
+        str(FIXTURES / "pairs.jsonl"),
+        "--out",
+        str(out),
+        "--record-mode",
+        "replay",
+        "--cassette",
+        str(recording / "cassettes" / "fixtures.oscas"),
+        env=replay_env(tmp_path),
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     recorded = (recording / "golden" / "results.jsonl").read_bytes()
     assert out.read_bytes() == recorded

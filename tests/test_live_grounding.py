@@ -8,9 +8,9 @@ import json
 
 import pytest
 
+from offline_scorer.judging.protocol import JudgeRequest, Message, SamplingSettings, as_completion
 from offline_scorer.scorers.summarization import prompts
 from offline_scorer.scorers.summarization.grounding import claims_of, question_candidates, words
-from offline_scorer.judging.protocol import JudgeRequest, Message, SamplingSettings, as_completion
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.schemas import reason_schema
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
@@ -100,9 +100,11 @@ def test_coverage_verdicts_carry_probabilities_too(live_judge):
 
 
 def test_the_explanation_copies_nothing_from_the_prompt(live_judge):
-    facts = ("SCORE: 0.5 of 1 (alignment 0.5, coverage 1)\nLIMITING AXIS: alignment\n"
-             "UNSUPPORTED CLAIMS:\n- Children under ten travel free.\nUNANSWERED QUESTIONS:\n"
-             "- none")
+    facts = (
+        "SCORE: 0.5 of 1 (alignment 0.5, coverage 1)\nLIMITING AXIS: alignment\n"
+        "UNSUPPORTED CLAIMS:\n- Children under ten travel free.\nUNANSWERED QUESTIONS:\n"
+        "- none"
+    )
     request = prompts.reason_request(facts)
     explanation = json.loads(as_completion(live_judge.complete(request)).text)["explanation"]
     fixed = set().union(*(_runs(text, 6) for text in prompts.instructions(prompts._REASON)))

@@ -60,8 +60,9 @@ def test_two_processes_and_thread_counts_give_identical_bytes():
     jsonschema = pytest.importorskip("jsonschema")
     outputs = []
     for threads in ("1", "2"):
-        proc = run_cli("score", "--source", SOURCE, "--summary", SUMMARY, "--json",
-                       "--threads", threads)
+        proc = run_cli(
+            "score", "--source", SOURCE, "--summary", SUMMARY, "--json", "--threads", threads
+        )
         assert proc.returncode == 0, proc.stderr.decode()
         outputs.append(proc.stdout)
     assert outputs[0] == outputs[1]
@@ -72,24 +73,33 @@ def test_readable_output_shows_score_axes_and_reason():
     proc = run_cli("score", "--source", SOURCE, "--summary", SUMMARY)
     out = proc.stdout.decode()
     assert proc.returncode == 0, proc.stderr.decode()
-    for label in ("score ", "alignment ", "coverage ", "limiting ", "reason: Score ",
-                  "unsupported claims:", "unanswered questions:"):
+    for label in (
+        "score ",
+        "alignment ",
+        "coverage ",
+        "limiting ",
+        "reason: Score ",
+        "unsupported claims:",
+        "unanswered questions:",
+    ):
         assert label in out, out
 
 
 def test_source_over_the_context_is_a_clear_error(tmp_path):
     long_source = tmp_path / "long.txt"
     long_source.write_text("The harbor bridge was repaired in spring. " * 150)
-    proc = run_cli("score", "--source", str(long_source), "--summary", SUMMARY,
-                   "--context-size", "1024")
+    proc = run_cli(
+        "score", "--source", str(long_source), "--summary", SUMMARY, "--context-size", "1024"
+    )
     err = assert_clean_error(proc, 4, "preprocess: the prompt is", "context of 1024 tokens")
     assert "shorten the source" in err
 
 
 def test_context_overflow_raises_before_generating(live_judge):
     request = probe(None)
-    big = JudgeRequest(step="probe", messages=(Message("user", "word " * 9000),),
-                       sampling=request.sampling)
+    big = JudgeRequest(
+        step="probe", messages=(Message("user", "word " * 9000),), sampling=request.sampling
+    )
     with pytest.raises(ContextOverflowError, match=r"prompt is \d+ tokens"):
         live_judge.complete(big)
 
@@ -99,8 +109,9 @@ def test_wrong_sha256_names_expected_and_actual(tmp_path, live_judge):
     registry = tmp_path / "models.toml"
     registry.write_text(f'[models.tampered]\npath = "{path}"\nsha256 = "{"0" * 64}"\n')
     env = {**os.environ, "OFFLINE_SCORER_MODELS": str(registry)}
-    proc = run_cli("score", "--source", SOURCE, "--summary", SUMMARY, "--model", "tampered",
-                   env=env)
+    proc = run_cli(
+        "score", "--source", SOURCE, "--summary", SUMMARY, "--model", "tampered", env=env
+    )
     assert_clean_error(proc, 3, "sha256 mismatch", f"expected {'0' * 64}", f"got {actual}")
 
 
@@ -129,8 +140,10 @@ def test_registry_template_text_is_used_when_the_gguf_has_none(tmp_path, live_ju
     bare.write_bytes(data)
     with pytest.raises(ModelError, match="no chat template"):
         LlamaJudge(ModelSpec(name="bare", path=bare), threads=1)
-    template = ("{% for m in messages %}{{ '<|im_start|>' + m.role + '\\n' + m.content + "
-                "'<|im_end|>\\n' }}{% endfor %}{{ '<|im_start|>assistant\\n' }}")
+    template = (
+        "{% for m in messages %}{{ '<|im_start|>' + m.role + '\\n' + m.content + "
+        "'<|im_end|>\\n' }}{% endfor %}{{ '<|im_start|>assistant\\n' }}"
+    )
     judge = LlamaJudge(ModelSpec(name="bare", path=bare, chat_template=template), threads=1)
     assert judge.render(probe(None)).endswith("<|im_start|>assistant\n")
 
@@ -149,5 +162,3 @@ def test_missing_model_file_in_process(tmp_path):
 
     with pytest.raises(ModelError, match="GGUF file not found"):
         ModelSpec(name="ghost", path=tmp_path / "ghost.gguf").verify()
-
-

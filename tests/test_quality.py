@@ -1,4 +1,4 @@
-"""offline_scorer.report.stats: judge-quality statistics against hand-computed and brute-force values.
+"""Judge-quality statistics (`report.stats`) against hand-computed and brute-force values.
 
 scipy is a development cross-check only (the core install has neither scipy nor numpy).
 """
@@ -29,8 +29,10 @@ def brute_auc(scores, labels):
     """Every (positive, negative) pair: 1 when the positive scores higher, 1/2 on a tie."""
     pos = [s for s, y in zip(scores, labels, strict=True) if y]
     neg = [s for s, y in zip(scores, labels, strict=True) if not y]
-    wins = sum(Fraction(1) if p > n else Fraction(1, 2) if p == n else Fraction(0)
-               for p, n in product(pos, neg))
+    wins = sum(
+        Fraction(1) if p > n else Fraction(1, 2) if p == n else Fraction(0)
+        for p, n in product(pos, neg)
+    )
     return float(wins / (len(pos) * len(neg)))
 
 
@@ -117,12 +119,10 @@ def test_best_threshold_is_the_best_of_every_split():
         labels = [rng.random() < 0.5 for _ in range(n)]
         if len(set(labels)) < 2:
             continue
-        scores = [rng.choice([0.1, 0.3, 0.5, 0.7, 0.9, round(rng.random(), 3)])
-                  for _ in range(n)]
+        scores = [rng.choice([0.1, 0.3, 0.5, 0.7, 0.9, round(rng.random(), 3)]) for _ in range(n)]
         threshold, accuracy = best_threshold(scores, labels)
         assert accuracy == balanced_accuracy([s >= threshold for s in scores], labels)
-        best = max(balanced_accuracy([s >= t for s in scores], labels)
-                   for t in [*scores, 2.0])
+        best = max(balanced_accuracy([s >= t for s in scores], labels) for t in [*scores, 2.0])
         assert accuracy == best
 
 
@@ -132,8 +132,7 @@ def test_best_threshold_is_the_best_of_every_split():
 def test_spearman_by_hand():
     # y ranks 1, 2, 3.5, 5, 3.5 against 1..5: sum of products of deviations 8,
     # squares 10 and 9.5 -> 8 / sqrt(95)
-    assert spearman([1, 2, 3, 4, 5], [5, 6, 7, 8, 7]) == pytest.approx(8 / math.sqrt(95),
-                                                                        rel=1e-15)
+    assert spearman([1, 2, 3, 4, 5], [5, 6, 7, 8, 7]) == pytest.approx(8 / math.sqrt(95), rel=1e-15)
     assert spearman([1, 2, 3], [10, 20, 300]) == 1.0
     assert spearman([1, 2, 3], [3, 2, 1]) == -1.0
     assert spearman([1, 1, 1], [1, 2, 3]) is None
@@ -174,8 +173,9 @@ def test_bootstrap_skips_resamples_where_the_statistic_is_undefined():
 def test_bootstrap_percentiles_interpolate_linearly():
     # A statistic that only reports which resample it is: the values are 0..99 in order.
     counter = iter(range(100))
-    interval = bootstrap_ci(lambda column: float(next(counter)), [[1, 2, 3]], resamples=100,
-                            level=0.9)
+    interval = bootstrap_ci(
+        lambda column: float(next(counter)), [[1, 2, 3]], resamples=100, level=0.9
+    )
     # 5th and 95th percentiles of 0..99 with linear interpolation (numpy's default)
     assert interval.low == pytest.approx(4.95) and interval.high == pytest.approx(94.05)
 

@@ -42,8 +42,17 @@ def test_reference_case(claims, questions, verdicts, options, expected):
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(0.665, 0.67), (2 / 3, 0.67), (0.125, 0.13), (0.005, 0.01), (1.005, 1.01), (0.664, 0.66),
-     (5.0, 5), (0.0, 0), (1 / 3, 0.33)],
+    [
+        (0.665, 0.67),
+        (2 / 3, 0.67),
+        (0.125, 0.13),
+        (0.005, 0.01),
+        (1.005, 1.01),
+        (0.664, 0.66),
+        (5.0, 5),
+        (0.0, 0),
+        (1 / 3, 0.33),
+    ],
 )
 def test_round2_half_away_from_zero(value, expected):
     assert round2(value) == expected

@@ -28,27 +28,44 @@ def axis_of(alignment, coverage):
 def ok(item_id, alignment, coverage, line=None, claims=(), questions=(), result=True):
     score = min(alignment, coverage)
     return {
-        "id": item_id, "line": line, "digest": "d" * 64, "status": "ok", "score": score,
-        "alignment": alignment, "coverage": coverage,
+        "id": item_id,
+        "line": line,
+        "digest": "d" * 64,
+        "status": "ok",
+        "score": score,
+        "alignment": alignment,
+        "coverage": coverage,
         "limiting_axis": axis_of(alignment, coverage),
         "result": {
-            "score": score, "reason": "r",
+            "score": score,
+            "reason": "r",
             "preprocessStepResult": {
-                "alignment": [{"claim": c, "supported": s, "reason": why}
-                              for c, s, why in claims],
-                "questions": [q for q, _, _ in questions]},
+                "alignment": [{"claim": c, "supported": s, "reason": why} for c, s, why in claims],
+                "questions": [q for q, _, _ in questions],
+            },
             "analyzeStepResult": {
-                "coverage": [{"question": q, "answered": a, "reason": why}
-                             for q, a, why in questions]},
-        } if result else None,
+                "coverage": [
+                    {"question": q, "answered": a, "reason": why} for q, a, why in questions
+                ]
+            },
+        }
+        if result
+        else None,
         "error": None,
     }
 
 
 def failed(item_id, line=None, type_="GenerationError", message="boom"):
     return {
-        "id": item_id, "line": line, "digest": "e" * 64, "status": "error", "score": None,
-        "alignment": None, "coverage": None, "limiting_axis": None, "result": None,
+        "id": item_id,
+        "line": line,
+        "digest": "e" * 64,
+        "status": "error",
+        "score": None,
+        "alignment": None,
+        "coverage": None,
+        "limiting_axis": None,
+        "result": None,
         "error": {"type": type_, "message": message},
     }
 
@@ -62,12 +79,12 @@ def write_jsonl(path, items, trailing_newline=True):
 @pytest.fixture
 def sample():
     return [
-        ok("a", 0.9, 0.5, line=1),                      # score 0.5, coverage limits
+        ok("a", 0.9, 0.5, line=1),  # score 0.5, coverage limits
         failed("b", line=2, message="context overflow"),
-        ok("c", 0.2, 0.8, line=3),                      # 0.2, alignment
-        ok("d", 1, 1, line=4),                          # 1, none
-        ok("e", 0.4, 0.4, line=5),                      # 0.4, both
-        ok("f", 0.7, 0.9, line=6),                      # 0.7, alignment
+        ok("c", 0.2, 0.8, line=3),  # 0.2, alignment
+        ok("d", 1, 1, line=4),  # 1, none
+        ok("e", 0.4, 0.4, line=5),  # 0.4, both
+        ok("f", 0.7, 0.9, line=6),  # 0.7, alignment
     ]
 
 
@@ -76,17 +93,29 @@ def sample():
 
 def test_aggregate_numbers_by_hand(sample):
     agg = aggregate(sample)
-    assert list(agg) == ["count", "ok", "failed", "mean", "median", "min", "max",
-                         "alignment_mean", "coverage_mean", "limited_by", "lowest", "failures",
-                         "quality"]
+    assert list(agg) == [
+        "count",
+        "ok",
+        "failed",
+        "mean",
+        "median",
+        "min",
+        "max",
+        "alignment_mean",
+        "coverage_mean",
+        "limited_by",
+        "lowest",
+        "failures",
+        "quality",
+    ]
     assert agg["quality"] is None  # no labels in the rows' metadata
     assert (agg["count"], agg["ok"], agg["failed"]) == (6, 5, 1)
     # scores 0.5, 0.2, 1, 0.4, 0.7: sum 2.8 / 5; sorted 0.2 0.4 0.5 0.7 1
     assert agg["mean"] == 0.56
     assert agg["median"] == 0.5
     assert (agg["min"], agg["max"]) == (0.2, 1)
-    assert agg["alignment_mean"] == 0.64      # (0.9+0.2+1+0.4+0.7)/5 = 3.2/5
-    assert agg["coverage_mean"] == 0.72       # (0.5+0.8+1+0.4+0.9)/5 = 3.6/5
+    assert agg["alignment_mean"] == 0.64  # (0.9+0.2+1+0.4+0.7)/5 = 3.2/5
+    assert agg["coverage_mean"] == 0.72  # (0.5+0.8+1+0.4+0.9)/5 = 3.6/5
     assert agg["limited_by"] == {"alignment": 2, "coverage": 1, "both": 1, "none": 1}
     assert list(agg["limited_by"]) == ["alignment", "coverage", "both", "none"]
     assert agg["failures"] == [
@@ -107,13 +136,25 @@ def test_means_round_half_away_from_zero_to_four_places():
 
 def test_lowest_five_ties_in_input_order(sample):
     items = [
-        ok("t1", 0.3, 1), failed("x"), ok("t2", 0.3, 1), ok("low", 0.1, 1), ok("hi", 0.9, 1),
-        ok("t3", 0.3, 1), ok("t4", 0.3, 1), ok("t5", 0.3, 1), ok("zero", 0, 0.5),
+        ok("t1", 0.3, 1),
+        failed("x"),
+        ok("t2", 0.3, 1),
+        ok("low", 0.1, 1),
+        ok("hi", 0.9, 1),
+        ok("t3", 0.3, 1),
+        ok("t4", 0.3, 1),
+        ok("t5", 0.3, 1),
+        ok("zero", 0, 0.5),
     ]
     lowest = aggregate(items)["lowest"]
     assert [row["id"] for row in lowest] == ["zero", "low", "t1", "t2", "t3"]
-    assert lowest[0] == {"id": "zero", "score": 0, "alignment": 0, "coverage": 0.5,
-                         "limiting_axis": "alignment"}
+    assert lowest[0] == {
+        "id": "zero",
+        "score": 0,
+        "alignment": 0,
+        "coverage": 0.5,
+        "limiting_axis": "alignment",
+    }
     assert len(aggregate(sample)["lowest"]) == 5
     assert [r["id"] for r in aggregate(sample[:3])["lowest"]] == ["c", "a"]
 
@@ -229,12 +270,19 @@ def test_format_table_neutralises_control_characters():
 
 def rich_items():
     return [
-        ok("<script>alert(1)</script>", 0.25, 0.5, line=1,
-           claims=[("The <b>bridge</b> opened in 1961.", True, "stated"),
-                   ("It cost 9 million & more.", False, "source says 2.4 <million>")],
-           questions=[("When did it close?", True, "yes"),
-                      ("Who voted?", False, "not mentioned")]),
-        ok("same-1", 0.8, 0.6, line=2), ok("same-2", 0.8, 0.6, line=3),
+        ok(
+            "<script>alert(1)</script>",
+            0.25,
+            0.5,
+            line=1,
+            claims=[
+                ("The <b>bridge</b> opened in 1961.", True, "stated"),
+                ("It cost 9 million & more.", False, "source says 2.4 <million>"),
+            ],
+            questions=[("When did it close?", True, "yes"), ("Who voted?", False, "not mentioned")],
+        ),
+        ok("same-1", 0.8, 0.6, line=2),
+        ok("same-2", 0.8, 0.6, line=3),
         ok("same-3", 0.8, 0.6, line=4),
         ok("perfect", 1, 1, line=5),
         ok("no-verdicts", 0.5, 0.5, line=8, result=False),
@@ -267,7 +315,7 @@ def test_html_lowest_table_lists_unsupported_claims_and_unanswered_questions():
     assert "It cost 9 million &amp; more." in lowest
     assert "source says 2.4 &lt;million&gt;" in lowest
     assert "Who voted?" in lowest
-    assert "bridge" not in lowest            # supported claims are not listed
+    assert "bridge" not in lowest  # supported claims are not listed
     assert "When did it close?" not in lowest
     assert "no verdicts recorded" in lowest  # "no-verdicts" has a null result
     assert "perfect" not in lowest
@@ -319,7 +367,8 @@ def test_html_bytes_are_deterministic(tmp_path):
     assert agg == aggregate(items)
     assert first.read_bytes() == second.read_bytes()
     assert first.read_text(encoding="utf-8") == render_html(
-        items, aggregate(items), "Evaluation report: run.jsonl")
+        items, aggregate(items), "Evaluation report: run.jsonl"
+    )
 
 
 def test_html_survives_lone_surrogates(tmp_path):

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from offline_scorer.cli.report import report
 from offline_scorer.errors import InputError
-from offline_scorer.report.summary import aggregate, format_table, read_results, render_html
 from offline_scorer.report.quality import binary_label, judge_quality, numeric_label
+from offline_scorer.report.summary import aggregate, format_table, read_results, render_html
 from tests.test_report import failed, ok, write_jsonl
 
 
@@ -23,7 +23,10 @@ def labelled(item_id, alignment, coverage, metadata, probabilities=None, claims=
     item["metadata"] = metadata
     if probabilities is not None:
         item["result"]["verdictProbabilities"] = {
-            "threshold": 0.5, "alignment": probabilities, "coverage": []}
+            "threshold": 0.5,
+            "alignment": probabilities,
+            "coverage": [],
+        }
     return item
 
 
@@ -47,7 +50,7 @@ def binary():
         labelled("c", 0.5, 1, {"faithful": True}, [0.6, None]),
         labelled("d", 1, 0.8, {"faithful": False}, [0.4]),
         labelled("e", 0.5, 0.5, {"faithful": False}, [None]),  # all null: no min P
-        labelled("f", 0, 1, {"faithful": False}, []),          # no claims: no min P
+        labelled("f", 0, 1, {"faithful": False}, []),  # no claims: no min P
         bad,
         labelled("g", 1, 1, {"domain": "y"}),
         labelled("h", 1, 1, {"faithful": "perhaps"}),
@@ -81,28 +84,55 @@ def test_binary_figures_by_hand(binary):
 def test_the_figures_are_the_same_bytes_every_time(binary):
     first = json.dumps(aggregate(binary))
     assert first == json.dumps(aggregate(list(reversed(list(reversed(binary))))))
-    assert json.loads(first)["quality"]["auc_alignment"] == \
-        aggregate(binary)["quality"]["auc_alignment"]
+    assert (
+        json.loads(first)["quality"]["auc_alignment"]
+        == aggregate(binary)["quality"]["auc_alignment"]
+    )
 
 
-@pytest.mark.parametrize("value, expected", [
-    (True, True), (False, False), (1, True), (0, False), ("true", True), (" False ", False),
-    ("1", True), ("0", False), ("yes", None), (2, None), (None, None), ("", None),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (True, True),
+        (False, False),
+        (1, True),
+        (0, False),
+        ("true", True),
+        (" False ", False),
+        ("1", True),
+        ("0", False),
+        ("yes", None),
+        (2, None),
+        (None, None),
+        ("", None),
+    ],
+)
 def test_binary_labels_read_from_json_and_csv(value, expected):
     assert binary_label(value) is expected
 
 
-@pytest.mark.parametrize("value, expected", [
-    (3, 3.0), (2.5, 2.5), ("4.25", 4.25), (True, None), ("nan", None), ("high", None),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (3, 3.0),
+        (2.5, 2.5),
+        ("4.25", 4.25),
+        (True, None),
+        ("nan", None),
+        ("high", None),
+    ],
+)
 def test_numeric_labels(value, expected):
     assert numeric_label(value) == expected
 
 
 def test_csv_strings_and_label_column():
-    items = [labelled("a", 1, 1, {"label": "1"}), labelled("b", 0.5, 1, {"label": "0"}),
-             labelled("c", 1, 1, {"label": 1}), labelled("d", 0, 1, {"label": False})]
+    items = [
+        labelled("a", 1, 1, {"label": "1"}),
+        labelled("b", 0.5, 1, {"label": "0"}),
+        labelled("c", 1, 1, {"label": 1}),
+        labelled("d", 0, 1, {"label": False}),
+    ]
     quality = judge_quality(items)
     assert quality["label"] == "label" and quality["items"] == 4
     assert quality["confusion"] == {"tp": 2, "fp": 0, "tn": 2, "fn": 0}
@@ -111,16 +141,21 @@ def test_csv_strings_and_label_column():
 
 
 def test_faithful_is_preferred_to_label_and_label_can_be_named():
-    items = [labelled("a", 1, 1, {"label": 0, "faithful": True}),
-             labelled("b", 0.5, 1, {"label": 1, "faithful": False})]
+    items = [
+        labelled("a", 1, 1, {"label": 0, "faithful": True}),
+        labelled("b", 0.5, 1, {"label": 1, "faithful": False}),
+    ]
     assert judge_quality(items)["auc_alignment"]["value"] == 1.0
     assert judge_quality(items, "label")["auc_alignment"]["value"] == 0.0
 
 
 def test_numeric_label_gives_spearman():
-    items = [labelled(str(n), a, c, {"human_score": h})
-             for n, (a, c, h) in enumerate([(1, 1, 5), (0.8, 0.5, "4"), (0.6, 0.9, 3),
-                                            (0.4, 0.2, 2), (0.2, 0.1, 1)])]
+    items = [
+        labelled(str(n), a, c, {"human_score": h})
+        for n, (a, c, h) in enumerate(
+            [(1, 1, 5), (0.8, 0.5, "4"), (0.6, 0.9, 3), (0.4, 0.2, 2), (0.2, 0.1, 1)]
+        )
+    ]
     items.append(labelled("x", 1, 1, {"human_score": "n/a"}))
     quality = judge_quality(items)
     assert quality["kind"] == "numeric" and quality["items"] == 5
@@ -133,20 +168,26 @@ def test_numeric_label_gives_spearman():
 
 
 def test_a_named_field_of_numbers_or_booleans_is_inferred():
-    numbers = [labelled(str(n), a, 1, {"rating": r})
-               for n, (a, r) in enumerate([(1, 7), (0.5, 2), (0, 1)])]
+    numbers = [
+        labelled(str(n), a, 1, {"rating": r}) for n, (a, r) in enumerate([(1, 7), (0.5, 2), (0, 1)])
+    ]
     assert judge_quality(numbers, "rating")["kind"] == "numeric"
-    flags = [labelled(str(n), a, 1, {"ok": r})
-             for n, (a, r) in enumerate([(1, "true"), (0.5, "false")])]
+    flags = [
+        labelled(str(n), a, 1, {"ok": r}) for n, (a, r) in enumerate([(1, "true"), (0.5, "false")])
+    ]
     assert judge_quality(flags, "ok")["kind"] == "binary"
-    mixed = [labelled("a", 1, 1, {"note": "good"}), labelled("b", 1, 1, {"note": 2}),
-             labelled("c", 0.5, 1, {"note": "1"})]
+    mixed = [
+        labelled("a", 1, 1, {"note": "good"}),
+        labelled("b", 1, 1, {"note": 2}),
+        labelled("c", 0.5, 1, {"note": "1"}),
+    ]
     quality = judge_quality(mixed, "note")
     assert quality["kind"] == "numeric" and quality["items"] == 2
     assert quality["excluded"] == {"failed": 0, "missing": 0, "invalid": 1}
     words = [labelled("a", 1, 1, {"note": "good"}), labelled("b", 1, 1, {"note": None})]
-    with pytest.raises(InputError, match="must hold true/false, 0/1 or numbers; item 'a' has "
-                                         "'good'"):
+    with pytest.raises(
+        InputError, match="must hold true/false, 0/1 or numbers; item 'a' has 'good'"
+    ):
         judge_quality(words, "note")
 
 
@@ -162,8 +203,7 @@ def test_no_labels_means_no_quality(binary):
 def test_one_class_only_gives_no_auc_but_still_counts():
     items = [labelled("a", 1, 1, {"faithful": True}), labelled("b", 0.5, 1, {"faithful": True})]
     quality = judge_quality(items)
-    assert quality["auc_alignment"] == {"value": None, "low": None, "high": None,
-                                        "resamples": 0}
+    assert quality["auc_alignment"] == {"value": None, "low": None, "high": None, "resamples": 0}
     assert quality["confusion"] == {"tp": 1, "fp": 0, "tn": 0, "fn": 1}
     assert "needs both classes" in format_table(aggregate(items))
 
@@ -180,8 +220,10 @@ def test_table_block(binary):
     assert block[3].startswith("  ROC AUC, alignment ") and " 0.7222  [" in block[3]
     assert "4 items with verdict probabilities" in block[5]
     assert block[6].startswith("  balanced accuracy, alignment == 1  0.6667  [")
-    assert block[7] == ("  confusion, alignment == 1: tp 2   fn 1   fp 1   tn 2   "
-                        "(positive = judged/labelled faithful)")
+    assert block[7] == (
+        "  confusion, alignment == 1: tp 2   fn 1   fp 1   tn 2   "
+        "(positive = judged/labelled faithful)"
+    )
     assert block[8] == "  intervals: percentile bootstrap over items, 2000 resamples, seed 0"
     # The block sits between the summary and the lowest scores.
     assert table.index("limited by") < table.index("judge quality") < table.index("lowest")
@@ -214,8 +256,10 @@ def test_cli_json_and_label_option(tmp_path, binary):
     result = CliRunner().invoke(report, [str(results), "--no-html", "--label", "human"])
     assert isinstance(result.exception, InputError)
     message = str(result.exception)
-    assert message.startswith("--label human: label field 'human' is in the metadata of no "
-                              "item") and "\n" not in message
+    assert (
+        message.startswith("--label human: label field 'human' is in the metadata of no item")
+        and "\n" not in message
+    )
 
 
 def test_cli_label_error_exits_2(tmp_path, binary):
@@ -223,8 +267,20 @@ def test_cli_label_error_exits_2(tmp_path, binary):
     import sys
 
     results = write_jsonl(tmp_path / "run.jsonl", binary)
-    proc = subprocess.run([sys.executable, "-m", "offline_scorer", "report", str(results),
-                           "--no-html", "--label", "human"], capture_output=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "offline_scorer",
+            "report",
+            str(results),
+            "--no-html",
+            "--label",
+            "human",
+        ],
+        capture_output=True,
+        timeout=120,
+    )
     assert proc.returncode == 2
     assert proc.stderr.decode().count("\n") == 1 and "--label human" in proc.stderr.decode()
 
@@ -248,20 +304,31 @@ def with_probabilities(value):
     return item
 
 
-@pytest.mark.parametrize(("bad", "fragment"), [
-    ({**labelled("m", 1, 1, {}), "metadata": ["faithful"]}, "'metadata' must be an object"),
-    (with_probabilities([0.5]), "must be an object or null, found an array"),
-    (with_probabilities({"alignment": [0.5], "coverage": []}), "'threshold'"),
-    (with_probabilities({"threshold": "high", "alignment": [0.5], "coverage": []}),
-     "'threshold'"),
-    (with_probabilities({"threshold": None, "alignment": [1.5], "coverage": []}),
-     "verdictProbabilities'.alignment must be an array of numbers from 0 to 1 or null"),
-    (with_probabilities({"threshold": None, "alignment": [True], "coverage": []}),
-     ".alignment must be an array"),
-    (with_probabilities({"threshold": None, "alignment": [0.5, 0.5], "coverage": []}),
-     ".alignment has 2 entries for 1 alignment verdicts"),
-    (with_probabilities({"threshold": 0.5, "alignment": [0.5]}), ".coverage must be an array"),
-])
+@pytest.mark.parametrize(
+    ("bad", "fragment"),
+    [
+        ({**labelled("m", 1, 1, {}), "metadata": ["faithful"]}, "'metadata' must be an object"),
+        (with_probabilities([0.5]), "must be an object or null, found an array"),
+        (with_probabilities({"alignment": [0.5], "coverage": []}), "'threshold'"),
+        (
+            with_probabilities({"threshold": "high", "alignment": [0.5], "coverage": []}),
+            "'threshold'",
+        ),
+        (
+            with_probabilities({"threshold": None, "alignment": [1.5], "coverage": []}),
+            "verdictProbabilities'.alignment must be an array of numbers from 0 to 1 or null",
+        ),
+        (
+            with_probabilities({"threshold": None, "alignment": [True], "coverage": []}),
+            ".alignment must be an array",
+        ),
+        (
+            with_probabilities({"threshold": None, "alignment": [0.5, 0.5], "coverage": []}),
+            ".alignment has 2 entries for 1 alignment verdicts",
+        ),
+        (with_probabilities({"threshold": 0.5, "alignment": [0.5]}), ".coverage must be an array"),
+    ],
+)
 def test_malformed_metadata_and_probabilities_are_refused(tmp_path, bad, fragment):
     path = write_jsonl(tmp_path / "run.jsonl", [ok("a", 1, 1), bad])
     with pytest.raises(InputError) as caught:

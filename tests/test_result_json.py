@@ -7,18 +7,24 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from offline_scorer.scorers.summarization.result import AnalyzeStepResult, PreprocessStepResult, ScorerResult
-from offline_scorer.scorers.summarization.schemas import ClaimVerdict, QuestionVerdict
+from offline_scorer.scorers.summarization.result import (
+    AnalyzeStepResult,
+    PreprocessStepResult,
+    ScorerResult,
+)
 from offline_scorer.scorers.summarization.rule import score_verdicts
+from offline_scorer.scorers.summarization.schemas import ClaimVerdict, QuestionVerdict
 
 texts = st.text(max_size=30)  # any code point, quotes, backslashes and control characters
-claims = st.lists(st.builds(ClaimVerdict, claim=texts, supported=st.booleans(), reason=texts),
-                  max_size=4)
+claims = st.lists(
+    st.builds(ClaimVerdict, claim=texts, supported=st.booleans(), reason=texts), max_size=4
+)
 verdicts = st.lists(
     st.builds(QuestionVerdict, question=texts, answered=st.booleans(), reason=texts), max_size=4
 )
-scores = st.one_of(st.integers(0, 10**6), st.floats(min_value=0, allow_nan=False,
-                                                     allow_infinity=False))
+scores = st.one_of(
+    st.integers(0, 10**6), st.floats(min_value=0, allow_nan=False, allow_infinity=False)
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -28,8 +34,9 @@ def test_to_json_is_the_standard_encoding(alignment, questions, coverage, score,
     result = ScorerResult(
         score=score,
         reason=reason,
-        preprocess_step_result=PreprocessStepResult(alignment=tuple(alignment),
-                                                    questions=tuple(questions)),
+        preprocess_step_result=PreprocessStepResult(
+            alignment=tuple(alignment), questions=tuple(questions)
+        ),
         analyze_step_result=AnalyzeStepResult(coverage=tuple(coverage)),
         outcome=outcome,
     )

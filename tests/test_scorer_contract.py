@@ -71,14 +71,23 @@ def test_tool_call_turn_without_text_is_skipped_for_the_summary():
             "role": "assistant",
             "content": "",
             "toolInvocations": [
-                {"toolCallId": "c1", "toolName": "log", "args": {}, "result": "ok",
-                 "state": "result"}
+                {
+                    "toolCallId": "c1",
+                    "toolName": "log",
+                    "args": {},
+                    "result": "ok",
+                    "state": "result",
+                }
             ],
         },
     ]
     scorer = create_summarization_scorer(model=judge)
-    scorer.run({"input": {"inputMessages": [{"id": "u", "role": "user", "content": SOURCE}]},
-                "output": output})
+    scorer.run(
+        {
+            "input": {"inputMessages": [{"id": "u", "role": "user", "content": SOURCE}]},
+            "output": output,
+        }
+    )
     assert "The real summary." in calls_by_step(judge)["analyze"]
 
 
@@ -91,8 +100,13 @@ def test_tool_results_helper_feeds_a_source_extractor():
             "content": "",
             "toolInvocations": [
                 {"toolCallId": "c0", "toolName": "search", "args": {}, "state": "call"},
-                {"toolCallId": "c1", "toolName": "fetchDocument", "args": {"id": 7},
-                 "result": document, "state": "result"},
+                {
+                    "toolCallId": "c1",
+                    "toolName": "fetchDocument",
+                    "args": {"id": 7},
+                    "result": document,
+                    "state": "result",
+                },
             ],
         },
         {"id": "a2", "role": "assistant", "content": "Twelve bridges were inspected."},
@@ -116,8 +130,12 @@ def test_tool_results_helper_feeds_a_source_extractor():
 def test_plain_strings_and_content_parts_are_accepted():
     judge = scripted([T], 1, [T])
     scorer = create_summarization_scorer(model=judge)
-    scorer.run({"input": "Plain Ulverston source.",
-                "output": [{"role": "assistant", "content": [{"type": "text", "text": "Parts."}]}]})
+    scorer.run(
+        {
+            "input": "Plain Ulverston source.",
+            "output": [{"role": "assistant", "content": [{"type": "text", "text": "Parts."}]}],
+        }
+    )
     calls = calls_by_step(judge)
     assert "Plain Ulverston source." in calls["preprocess"]
     assert "Parts." in calls["analyze"]
@@ -126,9 +144,12 @@ def test_plain_strings_and_content_parts_are_accepted():
 def test_no_user_message_means_empty_source():
     judge = scripted([T], 0, [])
     scorer = create_summarization_scorer(model=judge)
-    result = scorer.run({"input": {"inputMessages": [{"id": "s", "role": "system",
-                                                      "content": "sys"}]},
-                         "output": "Sum."})
+    result = scorer.run(
+        {
+            "input": {"inputMessages": [{"id": "s", "role": "system", "content": "sys"}]},
+            "output": "Sum.",
+        }
+    )
     assert result.score == 0
     assert "no questions" in result.reason
 
@@ -162,9 +183,7 @@ def test_bad_options_fail_at_construction(options, message):
 
 def test_camel_case_aliases_work():
     judge = scripted([T], 3, [T, F, F])
-    result = create_summarization_scorer(model=judge, options={"maxQuestions": 1}).run(
-        mastra_run()
-    )
+    result = create_summarization_scorer(model=judge, options={"maxQuestions": 1}).run(mastra_run())
     assert result.score == 1
 
 
@@ -203,10 +222,13 @@ def test_reason_for_equal_axes():
 
 
 def test_empty_summary_scores_zero_and_says_why():
-    judge = ScriptedJudge(questions=["Did it happen?"],
-                          coverage=[{"question": "Did it happen?", "answered": False,
-                                     "reason": "The summary is empty."}],
-                          reason="There is nothing to judge.")
+    judge = ScriptedJudge(
+        questions=["Did it happen?"],
+        coverage=[
+            {"question": "Did it happen?", "answered": False, "reason": "The summary is empty."}
+        ],
+        reason="There is nothing to judge.",
+    )
     scorer = create_summarization_scorer(model=judge)
     result = scorer.run(mastra_run(summary=""))
     assert result.score == 0
@@ -217,8 +239,13 @@ def test_empty_summary_scores_zero_and_says_why():
 def test_to_json_uses_spec_names_in_a_stable_order():
     result = score_of(scripted([T, F], 2, [T, F]))
     data = json.loads(result.to_json())
-    assert list(data) == ["score", "reason", "preprocessStepResult", "analyzeStepResult",
-                          "verdictProbabilities"]
+    assert list(data) == [
+        "score",
+        "reason",
+        "preprocessStepResult",
+        "analyzeStepResult",
+        "verdictProbabilities",
+    ]
     assert list(data["preprocessStepResult"]) == ["alignment", "questions"]
     assert list(data["preprocessStepResult"]["alignment"][0]) == ["claim", "supported", "reason"]
     assert list(data["analyzeStepResult"]["coverage"][0]) == ["question", "answered", "reason"]
@@ -239,8 +266,15 @@ def test_to_json_uses_spec_names_in_a_stable_order():
         ({"input": "x", "output": [{"role": "assistant", "content": 5}]}, "'content' must be"),
         ({"input": {"messages": []}, "output": "s"}, "inputMessages"),
         ({"input": {"inputMessages": "nope"}, "output": "s"}, "must be a list of messages"),
-        ({"input": "x", "output": [{"role": "assistant", "content": "s",
-                                    "toolInvocations": [{"state": "result"}]}]}, None),
+        (
+            {
+                "input": "x",
+                "output": [
+                    {"role": "assistant", "content": "s", "toolInvocations": [{"state": "result"}]}
+                ],
+            },
+            None,
+        ),
     ],
 )
 def test_malformed_runs_are_clear_input_errors(run, message):
@@ -257,12 +291,14 @@ def test_extractor_failures_are_input_errors():
     def broken(run_input, output):
         raise KeyError("document")
 
-    scorer = create_summarization_scorer(model=scripted([T], 1, [T]),
-                                         options={"source_extractor": broken})
+    scorer = create_summarization_scorer(
+        model=scripted([T], 1, [T]), options={"source_extractor": broken}
+    )
     with pytest.raises(InputError, match="source_extractor raised KeyError"):
         scorer.run(mastra_run())
-    scorer = create_summarization_scorer(model=scripted([T], 1, [T]),
-                                         options={"source_extractor": lambda i, o: 3})
+    scorer = create_summarization_scorer(
+        model=scripted([T], 1, [T]), options={"source_extractor": lambda i, o: 3}
+    )
     with pytest.raises(InputError, match="must return a string"):
         scorer.run(mastra_run())
 
@@ -272,13 +308,16 @@ def test_extractor_failures_are_input_errors():
     [
         ({"preprocess": "{not json"}, "preprocess: the judge's answer does not fit"),
         ({"preprocess": '{"alignment":[],"questions":[],"extra":1}'}, "extra"),
-        ({"analyze": '{"coverage":[{"question":"q","answered":"yes","reason":"r"}]}'},
-         "analyze: the judge's answer does not fit"),
+        (
+            {"analyze": '{"coverage":[{"question":"q","answered":"yes","reason":"r"}]}'},
+            "analyze: the judge's answer does not fit",
+        ),
         ({"reason": '{"explanation":'}, "reason: "),
     ],
 )
 def test_malformed_judge_answers_fail_the_evaluation(raw, message):
-    judge = ScriptedJudge(alignment=[{"claim": "c", "supported": True, "reason": "r"}],
-                          questions=["q"], raw=raw)
+    judge = ScriptedJudge(
+        alignment=[{"claim": "c", "supported": True, "reason": "r"}], questions=["q"], raw=raw
+    )
     with pytest.raises(GenerationError, match=message):
         create_summarization_scorer(model=judge).run(mastra_run())

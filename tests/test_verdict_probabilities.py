@@ -23,11 +23,12 @@ IDENTITY = JudgeIdentity("a" * 64, "b" * 64, "test-backend/1", 0.62)
 
 def judge(probabilities=None, coverage=2):
     return ScriptedJudge(
-        alignment=[{"claim": "c0", "supported": True, "reason": "r"},
-                   {"claim": "c1", "supported": False, "reason": "r"}],
+        alignment=[
+            {"claim": "c0", "supported": True, "reason": "r"},
+            {"claim": "c1", "supported": False, "reason": "r"},
+        ],
         questions=["q0?", "q1?", "q2?"],
-        coverage=[{"question": f"q{i}?", "answered": True, "reason": "r"}
-                  for i in range(coverage)],
+        coverage=[{"question": f"q{i}?", "answered": True, "reason": "r"} for i in range(coverage)],
         reason="Scripted.",
         probabilities=probabilities,
         threshold=0.62,
@@ -42,7 +43,10 @@ def test_probabilities_sit_beside_the_verdicts_they_belong_to():
     result = score(judge({"preprocess": [0.91234567, 0.1], "analyze": [0.7, 0.8]}))
     data = json.loads(result.to_json())
     assert data["verdictProbabilities"] == {
-        "threshold": 0.62, "alignment": [0.9123, 0.1], "coverage": [0.7, 0.8, None]}
+        "threshold": 0.62,
+        "alignment": [0.9123, 0.1],
+        "coverage": [0.7, 0.8, None],
+    }
     # Mastra's fields are untouched by the addition
     assert list(data["preprocessStepResult"]["alignment"][0]) == ["claim", "supported", "reason"]
     assert result.verdict_probabilities.min_supported == 0.1

@@ -159,8 +159,9 @@ def make_model_class() -> type:
     class LlamaCppJudge(DeepEvalBaseLLM):
         """A local GGUF through llama-cpp-python's chat completion: prompt in, text out."""
 
-        def __init__(self, model_path: str, threads: int, max_tokens: int,
-                     json_mode: str = "parse") -> None:
+        def __init__(
+            self, model_path: str, threads: int, max_tokens: int, json_mode: str = "parse"
+        ) -> None:
             self.model_path = model_path
             self.threads = threads
             self.max_tokens = max_tokens
@@ -202,8 +203,10 @@ def make_model_class() -> type:
             confined = self.json_mode == "grammar" and schema is not None
             extra: dict[str, Any] = {}
             if confined:  # llama-cpp-python turns the JSON schema into a llama.cpp GBNF grammar
-                extra["response_format"] = {"type": "json_object",
-                                            "schema": schema.model_json_schema()}
+                extra["response_format"] = {
+                    "type": "json_object",
+                    "schema": schema.model_json_schema(),
+                }
             started = time.perf_counter()
             try:
                 response = self.model.create_chat_completion(
@@ -220,17 +223,19 @@ def make_model_class() -> type:
             choice = response["choices"][0]
             usage = response.get("usage") or {}
             text = choice["message"]["content"] or ""
-            COUNTERS.calls.append({
-                "schema": getattr(schema, "__name__", None),
-                "prompt_chars": len(prompt),
-                "prompt_tokens": int(usage.get("prompt_tokens", 0)),
-                "prompt_tokens_evaluated": self._evals[0] if self._evals else 0,
-                "completion_tokens": int(usage.get("completion_tokens", 0)),
-                "finish_reason": choice.get("finish_reason"),
-                "seconds": round(seconds, 4),
-                "text_head": text[:160],
-                "text_tail": text[-160:],
-            })
+            COUNTERS.calls.append(
+                {
+                    "schema": getattr(schema, "__name__", None),
+                    "prompt_chars": len(prompt),
+                    "prompt_tokens": int(usage.get("prompt_tokens", 0)),
+                    "prompt_tokens_evaluated": self._evals[0] if self._evals else 0,
+                    "completion_tokens": int(usage.get("completion_tokens", 0)),
+                    "finish_reason": choice.get("finish_reason"),
+                    "seconds": round(seconds, 4),
+                    "text_head": text[:160],
+                    "text_tail": text[-160:],
+                }
+            )
             if not confined:
                 return text
             # DeepEval's guide for custom models: return the schema instance, not text.
@@ -239,9 +244,11 @@ def make_model_class() -> type:
                 return schema.model_validate_json(text)
             except ValueError as error:  # pydantic's ValidationError is a ValueError
                 COUNTERS.parse_failures.append(f"{type(error).__name__}: {error}"[:300])
-                raise ValueError(f"invalid JSON under the grammar "
-                                 f"(finish_reason {choice.get('finish_reason')}): "
-                                 f"{str(error).splitlines()[0]}") from None
+                raise ValueError(
+                    f"invalid JSON under the grammar "
+                    f"(finish_reason {choice.get('finish_reason')}): "
+                    f"{str(error).splitlines()[0]}"
+                ) from None
 
         async def a_generate(self, prompt: str, schema: Any = None) -> Any:
             return self.generate(prompt, schema=schema)
@@ -264,9 +271,7 @@ def classify(error: BaseException) -> str:
         return "timeout"
     if COUNTERS.parse_failures and "invalid JSON" in str(error):
         return "invalid_json"
-    if isinstance(error, KeyError | TypeError | AttributeError) or "validation error" in str(
-        error
-    ):
+    if isinstance(error, KeyError | TypeError | AttributeError) or "validation error" in str(error):
         return "schema"  # JSON parsed but not the shape DeepEval reads
     if "exceed context window" in str(error) or "context window" in str(error):
         return "context"
@@ -280,12 +285,20 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=0, help="first N pairs (0: all)")
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     parser.add_argument("--max-tokens", type=int, default=1024, help="per model call")
-    parser.add_argument("--eval-timeout", type=float, default=900.0,
-                        help="seconds per evaluation; checked before each model call")
+    parser.add_argument(
+        "--eval-timeout",
+        type=float,
+        default=900.0,
+        help="seconds per evaluation; checked before each model call",
+    )
     parser.add_argument("--repeat-index", type=int, default=0, help="echoed in each line")
-    parser.add_argument("--json-mode", choices=("parse", "grammar"), default="parse",
-                        help="parse: DeepEval parses the text (no grammar); grammar: each "
-                        "schema is enforced by llama-cpp-python's JSON-schema response_format")
+    parser.add_argument(
+        "--json-mode",
+        choices=("parse", "grammar"),
+        default="parse",
+        help="parse: DeepEval parses the text (no grammar); grammar: each "
+        "schema is enforced by llama-cpp-python's JSON-schema response_format",
+    )
     args = parser.parse_args()
 
     # Everything DeepEval or rich prints goes to stderr; stdout carries only our JSON lines.
@@ -354,8 +367,11 @@ def main() -> None:
             traceback.print_exception(error, file=sys.stderr)
         out.write(json.dumps(row) + "\n")
         out.flush()
-        print(f"[deepeval {index}/{len(pairs)}] {pair['id']}: {row['seconds']:.2f} s, "
-              f"{row['calls']} call(s), {'ok' if row['ok'] else row['error']}", file=sys.stderr)
+        print(
+            f"[deepeval {index}/{len(pairs)}] {pair['id']}: {row['seconds']:.2f} s, "
+            f"{row['calls']} call(s), {'ok' if row['ok'] else row['error']}",
+            file=sys.stderr,
+        )
 
 
 if __name__ == "__main__":

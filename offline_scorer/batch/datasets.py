@@ -109,18 +109,31 @@ def item_from_mapping(row: Mapping[str, Any], line: int | None, fallback_id: str
         raise InputError("'id' must be a non-empty string or an integer")
     if "source" in row or "summary" in row:
         if "input" in row or "output" in row:
-            raise InputError("a row has 'source' and 'summary', or Mastra's 'input' and "
-                             "'output', not both")
+            raise InputError(
+                "a row has 'source' and 'summary', or Mastra's 'input' and 'output', not both"
+            )
         for name in ("source", "summary"):
             if not isinstance(row.get(name), str):
-                raise InputError(f"'{name}' must be a string" if name in row
-                                 else f"missing field '{name}'")
-        return DataItem(id=row_id, line=line, input=row["source"], output=row["summary"],
-                        metadata=row_metadata(row))
+                raise InputError(
+                    f"'{name}' must be a string" if name in row else f"missing field '{name}'"
+                )
+        return DataItem(
+            id=row_id,
+            line=line,
+            input=row["source"],
+            output=row["summary"],
+            metadata=row_metadata(row),
+        )
     if "input" not in row:
         raise InputError("a row needs 'source' and 'summary', or Mastra's 'input' (and 'output')")
-    return DataItem(id=row_id, line=line, input=row["input"], output=row.get("output"),
-                    has_output="output" in row, metadata=row_metadata(row))
+    return DataItem(
+        id=row_id,
+        line=line,
+        input=row["input"],
+        output=row.get("output"),
+        has_output="output" in row,
+        metadata=row_metadata(row),
+    )
 
 
 def _jsonl(data: bytes) -> Iterator[DataItem | RowError]:
@@ -131,25 +144,42 @@ def _jsonl(data: bytes) -> Iterator[DataItem | RowError]:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
-            yield RowError(fallback, number, f"line {number}: not valid UTF-8 (byte "
-                           f"0x{raw[error.start]:02x} at column {error.start + 1})", raw)
+            yield RowError(
+                fallback,
+                number,
+                f"line {number}: not valid UTF-8 (byte "
+                f"0x{raw[error.start]:02x} at column {error.start + 1})",
+                raw,
+            )
             continue
         try:
             row = json.loads(text)
         except json.JSONDecodeError as error:
-            yield RowError(fallback, number, f"line {number}: not valid JSON ({error.msg} at "
-                           f"column {error.colno})", raw)
+            yield RowError(
+                fallback,
+                number,
+                f"line {number}: not valid JSON ({error.msg} at column {error.colno})",
+                raw,
+            )
             continue
         if not isinstance(row, dict):
-            yield RowError(fallback, number, f"line {number}: expected a JSON object, got "
-                           f"{type(row).__name__}", raw)
+            yield RowError(
+                fallback,
+                number,
+                f"line {number}: expected a JSON object, got {type(row).__name__}",
+                raw,
+            )
             continue
         try:
             yield item_from_mapping(row, number, fallback)
         except InputError as error:
             given = row.get("id")
-            yield RowError(given if isinstance(given, str) and given else fallback, number,
-                           f"line {number}: {error}", raw)
+            yield RowError(
+                given if isinstance(given, str) and given else fallback,
+                number,
+                f"line {number}: {error}",
+                raw,
+            )
 
 
 def _csv(data: bytes) -> Iterator[DataItem | RowError]:
@@ -158,8 +188,10 @@ def _csv(data: bytes) -> Iterator[DataItem | RowError]:
     header = reader.fieldnames or []
     missing = {"source", "summary"} - set(header)
     if missing:
-        raise InputError(f"CSV header must have 'source' and 'summary' columns (and optionally "
-                         f"'id'); it has {', '.join(header) or 'no columns'}")
+        raise InputError(
+            f"CSV header must have 'source' and 'summary' columns (and optionally "
+            f"'id'); it has {', '.join(header) or 'no columns'}"
+        )
     previous_end = 1
     for row in reader:
         line = previous_end + 1
@@ -197,6 +229,11 @@ def load_dataset(path: Path) -> list[DataItem | RowError]:
 
 def digest(content: Any, context: Iterable[Any]) -> str:
     """sha256 of an item's content plus what else decides its result (options, judge)."""
-    payload = json.dumps([content, list(context)], sort_keys=True, ensure_ascii=False,
-                         separators=(",", ":"), default=repr)
+    payload = json.dumps(
+        [content, list(context)],
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+        default=repr,
+    )
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()

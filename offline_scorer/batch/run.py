@@ -54,8 +54,9 @@ class ItemResult:
             "coverage": outcome.coverage if outcome is not None else None,
             "limiting_axis": outcome.limiting_axis if outcome is not None else None,
             "result": result.to_dict() if result is not None else None,
-            "error": None if self.error is None else {"type": self.error.type,
-                                                      "message": self.error.message},
+            "error": None
+            if self.error is None
+            else {"type": self.error.type, "message": self.error.message},
             "metadata": dict(self.metadata),
         }
         return dump_line(record)
@@ -120,10 +121,15 @@ def item_context(scorers: Sequence[SummarizationScorer]) -> list[Any]:
     context: list[Any] = []
     for scorer in scorers:
         identity = getattr(scorer.judge, "identity", None)
-        context.append([scorer.options.max_questions, scorer.options.scale,
-                        None if identity is None else [identity.model_sha256,
-                                                       identity.chat_template_sha256,
-                                                       identity.backend]])
+        context.append(
+            [
+                scorer.options.max_questions,
+                scorer.options.scale,
+                None
+                if identity is None
+                else [identity.model_sha256, identity.chat_template_sha256, identity.backend],
+            ]
+        )
     return context
 
 
@@ -131,13 +137,17 @@ def as_item(row: Any, index: int) -> DataItem | RowError:
     if isinstance(row, DataItem | RowError):
         return row
     if not isinstance(row, Mapping):
-        return RowError(f"item-{index + 1}", None,
-                        f"item {index + 1}: expected an object, got {type(row).__name__}")
+        return RowError(
+            f"item-{index + 1}",
+            None,
+            f"item {index + 1}: expected an object, got {type(row).__name__}",
+        )
     try:
         return item_from_mapping(row, None, f"item-{index + 1}")
     except InputError as error:
-        return RowError(str(row.get("id") or f"item-{index + 1}"), None,
-                        f"item {index + 1}: {error}")
+        return RowError(
+            str(row.get("id") or f"item-{index + 1}"), None, f"item {index + 1}: {error}"
+        )
 
 
 def item_digest(item: DataItem | RowError, context: Sequence[Any]) -> str:
@@ -165,18 +175,30 @@ def evaluate_item(
             output = item.output
         else:
             raise InputError(f"item {item.id!r} has no 'output' and no target was given")
-        results = {name: scorer.run({"input": item.input, "output": output})
-                   for name, scorer in zip(names, scorers, strict=True)}
+        results = {
+            name: scorer.run({"input": item.input, "output": output})
+            for name, scorer in zip(names, scorers, strict=True)
+        }
     except ModelError:
         raise
     except OfflineScorerError as error:
-        return ItemResult(item.id, item.line, key, error=ItemError(type(error).__name__,
-                                                                   str(error)), metadata=meta)
+        return ItemResult(
+            item.id,
+            item.line,
+            key,
+            error=ItemError(type(error).__name__, str(error)),
+            metadata=meta,
+        )
     except Exception as error:  # a user's target failing is that item's failure
         if target is None:
             raise
-        return ItemResult(item.id, item.line, key, metadata=meta,
-                          error=ItemError(type(error).__name__, f"target raised: {error}"))
+        return ItemResult(
+            item.id,
+            item.line,
+            key,
+            metadata=meta,
+            error=ItemError(type(error).__name__, f"target raised: {error}"),
+        )
     return ItemResult(item.id, item.line, key, results=results, metadata=meta)
 
 

@@ -16,12 +16,18 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from offline_scorer.cassette.store.container import CassetteFile
 from offline_scorer.cassette.key import key_parts
 from offline_scorer.cassette.miss import describe_miss
 from offline_scorer.cassette.records import response_completion, to_payload
+from offline_scorer.cassette.store.container import CassetteFile
 from offline_scorer.errors import CassetteMissError, ConfigError
-from offline_scorer.judging.protocol import Completion, Judge, JudgeIdentity, JudgeRequest, as_completion
+from offline_scorer.judging.protocol import (
+    Completion,
+    Judge,
+    JudgeIdentity,
+    JudgeRequest,
+    as_completion,
+)
 
 MODE_ENV = "OFFLINE_SCORER_RECORD_MODE"
 
@@ -94,8 +100,9 @@ class CassetteJudge:
             payload = self.cassette.get_exchange(key)
             if payload is not None:
                 self.hits += 1
-                return response_completion(self.cassette, key, payload,
-                                           self.identity.verdict_threshold)
+                return response_completion(
+                    self.cassette, key, payload, self.identity.verdict_threshold
+                )
             if self.mode is RecordMode.REPLAY:
                 raise CassetteMissError(describe_miss(self.cassette, request.step, parts))
         live = self.live_judge()

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from offline_scorer.cassette.store.container import CassetteFile
 from offline_scorer.cassette.key import KeyParts
+from offline_scorer.cassette.store.container import CassetteFile
 from offline_scorer.errors import CassetteFileError
 from offline_scorer.judging.protocol import Completion
 
@@ -31,7 +31,10 @@ class Exchange:
 
 
 def to_payload(
-    cassette: CassetteFile, step: str, parts: KeyParts, completion: Completion,
+    cassette: CassetteFile,
+    step: str,
+    parts: KeyParts,
+    completion: Completion,
     meta: Mapping[str, Any],
 ) -> dict[str, Any]:
     """The exchange map to append; appends the blobs it references first."""

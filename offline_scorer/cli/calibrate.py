@@ -23,26 +23,38 @@ def _advance(bar: Any) -> None:
 
 @click.command("calibrate")
 @click.argument("labelled", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--max-questions", type=click.IntRange(min=1), default=10, show_default=True,
-              help="As in `score`: it shapes the prompt the verdicts are read from.")
-@click.option("--write-shipped", is_flag=True,
-              help="Write the threshold to the shipped models.toml instead of your registry.")
+@click.option(
+    "--max-questions",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="As in `score`: it shapes the prompt the verdicts are read from.",
+)
+@click.option(
+    "--write-shipped",
+    is_flag=True,
+    help="Write the threshold to the shipped models.toml instead of your registry.",
+)
 @click.option("--dry-run", is_flag=True, help="Report the threshold; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @judge_options
 def calibrate_command(
-    labelled: Path, max_questions: int, write_shipped: bool, dry_run: bool, as_json: bool,
+    labelled: Path,
+    max_questions: int,
+    write_shipped: bool,
+    dry_run: bool,
+    as_json: bool,
     **judge_options_: Any,
 ) -> None:
     """Run the judge over LABELLED pairs (JSONL/CSV with a `faithful` or `label` field) and set
     the model's verdict threshold to the one that best separates faithful from unfaithful."""
     from tqdm import tqdm
 
-    from offline_scorer.scorers.summarization.calibration import calibrate, collect, write_threshold
     from offline_scorer.batch.datasets import load_dataset
     from offline_scorer.judging.open import open_judge
-    from offline_scorer.scorers.summarization.options import ScorerOptions
     from offline_scorer.models.registry import SHIPPED_REGISTRY, user_registry_path
+    from offline_scorer.scorers.summarization.calibration import calibrate, collect, write_threshold
+    from offline_scorer.scorers.summarization.options import ScorerOptions
     from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
     if write_shipped and dry_run:
@@ -61,23 +73,37 @@ def calibrate_command(
         if callable(close):
             close()
     result = calibrate(items, skipped)
-    target = None if dry_run else (SHIPPED_REGISTRY.resolve() if write_shipped
-                                    else user_registry_path())
+    target = (
+        None if dry_run else (SHIPPED_REGISTRY.resolve() if write_shipped else user_registry_path())
+    )
     if as_json:
-        click.echo(json.dumps({"model": spec.name, **result.to_dict(),
-                               "written_to": None if target is None else str(target)}, indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "model": spec.name,
+                    **result.to_dict(),
+                    "written_to": None if target is None else str(target),
+                },
+                indent=2,
+            )
+        )
     else:
-        click.echo(f"model              {spec.name} (threshold before: "
-                   f"{spec.verdict_threshold})")
-        click.echo(f"labelled pairs     {result.items} ({result.skipped} skipped: no label or "
-                   "no claim)")
+        click.echo(f"model              {spec.name} (threshold before: {spec.verdict_threshold})")
+        click.echo(
+            f"labelled pairs     {result.items} ({result.skipped} skipped: no label or no claim)"
+        )
         auc = "n/a" if result.roc_auc is None else f"{result.roc_auc:.3f}"
-        click.echo(f"ROC AUC            {auc}{_interval(result.roc_auc_ci)}  "
-                   "(weakest claim's P(supported) vs faithful)")
-        click.echo(f"balanced accuracy  {result.balanced_accuracy:.3f}"
-                   f"{_interval(result.balanced_accuracy_ci)}  (alignment == 1 at the threshold)")
+        click.echo(
+            f"ROC AUC            {auc}{_interval(result.roc_auc_ci)}  "
+            "(weakest claim's P(supported) vs faithful)"
+        )
+        click.echo(
+            f"balanced accuracy  {result.balanced_accuracy:.3f}"
+            f"{_interval(result.balanced_accuracy_ci)}  (alignment == 1 at the threshold)"
+        )
         click.echo(f"threshold          {result.threshold}")
     if target is not None:
         write_threshold(target, spec.name, spec.to_entry(), result.threshold)
-        click.echo(f"wrote verdict_threshold = {result.threshold} for {spec.name} to {target}",
-                   err=True)
+        click.echo(
+            f"wrote verdict_threshold = {result.threshold} for {spec.name} to {target}", err=True
+        )

@@ -11,8 +11,8 @@ from typing import Any
 
 import click
 
-from offline_scorer.cassette.store.container import CassetteFile, repair, verify
 from offline_scorer.cassette.records import Exchange, from_payload
+from offline_scorer.cassette.store.container import CassetteFile, repair, verify
 from offline_scorer.errors import InputError, OfflineScorerError
 
 _path = click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
@@ -52,8 +52,10 @@ def show(path: Path) -> None:
         names = _model_names()
         click.echo(f"cassette:  {path}")
         click.echo(f"format:    version {cas.format_version}, written by {cas.writer}")
-        click.echo(f"size:      {cas.size_bytes} bytes, {len(exchanges)} exchange records "
-                   f"({cas.exchange_count} distinct keys), {cas.blob_count} blobs")
+        click.echo(
+            f"size:      {cas.size_bytes} bytes, {len(exchanges)} exchange records "
+            f"({cas.exchange_count} distinct keys), {cas.blob_count} blobs"
+        )
         counts = Counter((ex.parts.model_sha256, ex.step) for ex in exchanges)
         for (sha, step), count in sorted(counts.items()):
             model = names.get(sha, "unregistered model")
@@ -77,7 +79,8 @@ def dump(path: Path) -> None:
                 "messages": [{"role": r, "content": c} for r, c in ex.parts.messages],
                 "grammar": ex.parts.grammar,
                 "response": ex.text,
-                "verdict_probabilities": None if ex.completion.verdict_probabilities is None
+                "verdict_probabilities": None
+                if ex.completion.verdict_probabilities is None
                 else list(ex.completion.verdict_probabilities),
                 "meta": dict(ex.meta),
             }
@@ -91,8 +94,9 @@ def _check_keys(cas: CassetteFile) -> int:
 
 @cassette.command("verify")
 @_path
-@click.option("--live", is_flag=True,
-              help="Re-run every exchange on the live model and compare the bytes.")
+@click.option(
+    "--live", is_flag=True, help="Re-run every exchange on the live model and compare the bytes."
+)
 @click.option("--threads", type=click.IntRange(min=1), default=None)
 def verify_command(path: Path, live: bool, threads: int | None) -> None:
     """Integrity (checksums, strict decoding, keys); with --live, reproducibility too."""
@@ -103,18 +107,21 @@ def verify_command(path: Path, live: bool, threads: int | None) -> None:
     with _open(path) as cas:
         mismatched = _check_keys(cas)
         if mismatched:
-            click.echo(f"DAMAGED {path}: {mismatched} exchange(s) do not match their keys",
-                       err=True)
+            click.echo(
+                f"DAMAGED {path}: {mismatched} exchange(s) do not match their keys", err=True
+            )
             sys.exit(6)
-        click.echo(f"ok {path}: {report.records} intact records, {report.exchanges} exchanges, "
-                   f"{report.blobs} blobs")
+        click.echo(
+            f"ok {path}: {report.records} intact records, {report.exchanges} exchanges, "
+            f"{report.blobs} blobs"
+        )
         if live:
             _verify_live(cas, threads)
 
 
 def _verify_live(cas: CassetteFile, threads: int | None) -> None:
-    from offline_scorer.judging.protocol import Message, SamplingSettings
     from offline_scorer.backends.llama_cpp.judge import LlamaJudge
+    from offline_scorer.judging.protocol import Message, SamplingSettings
     from offline_scorer.models.registry import load_registry
 
     registry = load_registry()
@@ -124,37 +131,48 @@ def _verify_live(cas: CassetteFile, threads: int | None) -> None:
     for ex in _exchanges(cas):
         spec = by_sha.get(ex.parts.model_sha256)
         if spec is None:
-            drifted.append(f"{ex.key.hex()[:12]} {ex.step}: model {ex.parts.model_sha256[:12]} "
-                           "is not in the registry")
+            drifted.append(
+                f"{ex.key.hex()[:12]} {ex.step}: model {ex.parts.model_sha256[:12]} "
+                "is not in the registry"
+            )
             continue
         threshold = ex.parts.verdict_threshold
         if threshold is not None:
             spec = dataclasses.replace(spec, verdict_threshold=threshold)
         judge = judges.get((spec.name, threshold)) or judges.setdefault(
-            (spec.name, threshold), LlamaJudge(spec, threads=threads))
-        if judge.identity.chat_template_sha256 != ex.parts.chat_template_sha256 or \
-                judge.identity.backend != ex.parts.backend:
+            (spec.name, threshold), LlamaJudge(spec, threads=threads)
+        )
+        if (
+            judge.identity.chat_template_sha256 != ex.parts.chat_template_sha256
+            or judge.identity.backend != ex.parts.backend
+        ):
             drifted.append(f"{ex.key.hex()[:12]} {ex.step}: template or backend changed")
             continue
         sampling = dict(ex.parts.sampling)
-        settings = SamplingSettings(temperature=sampling["temperature"],
-                                    seed=sampling["seed"] or 0,
-                                    max_tokens=sampling["max_tokens"],
-                                    no_repeat_ngram=sampling.get("no_repeat_ngram", 0),
-                                    no_copy=tuple(sampling.get("no_copy", ())))
+        settings = SamplingSettings(
+            temperature=sampling["temperature"],
+            seed=sampling["seed"] or 0,
+            max_tokens=sampling["max_tokens"],
+            no_repeat_ngram=sampling.get("no_repeat_ngram", 0),
+            no_copy=tuple(sampling.get("no_copy", ())),
+        )
         messages = [Message(role, content) for role, content in ex.parts.messages]
         generation = judge.generate(ex.step, messages, ex.parts.grammar, settings)
         text = generation.text
         recorded_p = ex.completion.verdict_probabilities
-        if text == ex.text and (recorded_p is None or generation.verdict_probabilities
-                                == recorded_p):
+        if text == ex.text and (
+            recorded_p is None or generation.verdict_probabilities == recorded_p
+        ):
             same += 1
         elif text == ex.text:
-            drifted.append(f"{ex.key.hex()[:12]} {ex.step}: same text, different verdict "
-                           "probabilities")
+            drifted.append(
+                f"{ex.key.hex()[:12]} {ex.step}: same text, different verdict probabilities"
+            )
         else:
-            at = next((i for i, (a, b) in enumerate(zip(text, ex.text, strict=False)) if a != b),
-                      min(len(text), len(ex.text)))
+            at = next(
+                (i for i, (a, b) in enumerate(zip(text, ex.text, strict=False)) if a != b),
+                min(len(text), len(ex.text)),
+            )
             drifted.append(f"{ex.key.hex()[:12]} {ex.step}: differs from character {at}")
     total = same + len(drifted)
     click.echo(f"live: {same} of {total} exchanges came back byte-identical")
@@ -166,8 +184,7 @@ def _verify_live(cas: CassetteFile, threads: int | None) -> None:
 
 @cassette.command()
 @click.argument("output", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("inputs", nargs=-1, required=True,
-                type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
 def merge(output: Path, inputs: tuple[Path, ...]) -> None:
     """Append the exchanges of INPUTS to OUTPUT (created if missing), skipping known keys."""
     from offline_scorer.cassette.records import to_payload
@@ -180,8 +197,9 @@ def merge(output: Path, inputs: tuple[Path, ...]) -> None:
                     if out.get_exchange(ex.key) is not None:
                         skipped += 1
                         continue
-                    out.append_exchange(ex.key, to_payload(out, ex.step, ex.parts, ex.completion,
-                                                           ex.meta))
+                    out.append_exchange(
+                        ex.key, to_payload(out, ex.step, ex.parts, ex.completion, ex.meta)
+                    )
                     added += 1
     click.echo(f"{output}: added {added} exchange(s), skipped {skipped} already present")
 
@@ -194,6 +212,8 @@ def repair_command(path: Path) -> None:
     if not report.changed:
         click.echo(f"{path}: intact, nothing to repair ({report.kept_records} records)")
         return
-    click.echo(f"{path}: kept {report.kept_records} records ({report.kept_bytes} bytes), dropped "
-               f"{report.dropped_bytes} damaged bytes in {report.dropped_ranges} range(s); "
-               f"original saved as {report.backup_path}")
+    click.echo(
+        f"{path}: kept {report.kept_records} records ({report.kept_bytes} bytes), dropped "
+        f"{report.dropped_bytes} damaged bytes in {report.dropped_ranges} range(s); "
+        f"original saved as {report.backup_path}"
+    )

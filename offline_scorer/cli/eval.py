@@ -20,9 +20,7 @@ from typing import Any
 
 import click
 
-from offline_scorer.cli.options import judge_options
 from offline_scorer.batch.datasets import DataItem, RowError, load_dataset
-from offline_scorer.errors import InputError
 from offline_scorer.batch.run import (
     ItemResult,
     dump_line,
@@ -31,6 +29,8 @@ from offline_scorer.batch.run import (
     item_digest,
     with_metadata,
 )
+from offline_scorer.cli.options import judge_options
+from offline_scorer.errors import InputError
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
@@ -55,8 +55,10 @@ def _existing_prefix(
             record = json.loads(raw)
             found = (record["id"], record["digest"])
         except (ValueError, KeyError, TypeError):
-            raise InputError(f"{out}: line {number + 1} is not a results line; use another "
-                             "--out, or --overwrite to start again") from None
+            raise InputError(
+                f"{out}: line {number + 1} is not a results line; use another "
+                "--out, or --overwrite to start again"
+            ) from None
         if number >= len(expected) or found != expected[number][:2]:
             raise InputError(
                 f"{out}: line {number + 1} (id {found[0]!r}) does not match item "
@@ -127,9 +129,12 @@ def _results(
         for item in items:
             yield evaluate_item(item, [scorer], ["summarization"], context)
         return
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
-                             initializer=_worker_init,
-                             initargs=(settings, scorer.options)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=get_context("spawn"),
+        initializer=_worker_init,
+        initargs=(settings, scorer.options),
+    ) as pool:
         yield from pool.map(_worker_eval, items, [context] * len(items))
 
 
@@ -158,8 +163,10 @@ def run_eval_command(
     judge, _spec = open_judge(settings)
     scorer = SummarizationScorer(judge, options)
     context = item_context([scorer])
-    expected = [(item.id, item_digest(item, context),
-                 item.metadata if isinstance(item, DataItem) else {}) for item in items]
+    expected = [
+        (item.id, item_digest(item, context), item.metadata if isinstance(item, DataItem) else {})
+        for item in items
+    ]
     done, keep = 0, 0
     if resume and out.exists():
         kept, changed = _existing_prefix(out, expected)
@@ -193,21 +200,40 @@ def run_eval_command(
 
 @click.command("eval")
 @click.argument("data", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Results file (JSON lines; default: DATA with suffix .results.jsonl).")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Results file (JSON lines; default: DATA with suffix .results.jsonl).",
+)
 @click.option("--resume", is_flag=True, help="Continue an interrupted run in --out.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing --out.")
 @click.option("--fail-fast", is_flag=True, help="Stop at the first failed item.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print the aggregate as JSON.")
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Model processes (each loads the model; threads are split between them).")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Model processes (each loads the model; threads are split between them).",
+)
 @click.option("--max-questions", type=int, default=10, show_default=True)
 @click.option("--scale", type=float, default=1.0, show_default=True)
 @judge_options
-def eval_command(data: Path, out: Path | None, resume: bool, overwrite: bool, fail_fast: bool,
-                 quiet: bool, as_json: bool, workers: int, max_questions: int, scale: float,
-                 **judge: Any) -> None:
+def eval_command(
+    data: Path,
+    out: Path | None,
+    resume: bool,
+    overwrite: bool,
+    fail_fast: bool,
+    quiet: bool,
+    as_json: bool,
+    workers: int,
+    max_questions: int,
+    scale: float,
+    **judge: Any,
+) -> None:
     """Score every row of DATA (.jsonl or .csv: {id, source, summary} or {id, input, output})."""
     from offline_scorer.cli.main import judge_settings
     from offline_scorer.report.summary import aggregate, format_table, read_results
@@ -217,12 +243,21 @@ def eval_command(data: Path, out: Path | None, resume: bool, overwrite: bool, fa
     options = ScorerOptions(max_questions=max_questions, scale=scale)
     out = out or data.with_suffix(".results.jsonl")
     try:
-        run_eval_command(data, out, options=options, settings=judge_settings(**judge),
-                         resume=resume, overwrite=overwrite, fail_fast=fail_fast, quiet=quiet,
-                         workers=workers)
+        run_eval_command(
+            data,
+            out,
+            options=options,
+            settings=judge_settings(**judge),
+            resume=resume,
+            overwrite=overwrite,
+            fail_fast=fail_fast,
+            quiet=quiet,
+            workers=workers,
+        )
     except KeyboardInterrupt:
-        click.echo(f"interrupted; {out} holds every finished item: continue with --resume",
-                   err=True)
+        click.echo(
+            f"interrupted; {out} holds every finished item: continue with --resume", err=True
+        )
         sys.exit(130)
     agg = aggregate(read_results(out))
     click.echo(json.dumps(agg, ensure_ascii=False, indent=2) if as_json else format_table(agg))

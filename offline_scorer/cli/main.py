@@ -64,16 +64,21 @@ def read_text(value: str, option: str) -> str:
 def _print_result(result: ScorerResult) -> None:
     o = result.outcome
     click.echo(f"score      {o.score!r}  (scale {o.scale!r})")
-    click.echo(f"alignment  {o.alignment!r}  ({o.supported_claims} of {o.total_claims} claims "
-               "supported)")
-    click.echo(f"coverage   {o.coverage!r}  ({o.answered_questions} of {o.asked_questions} "
-               "questions answered)")
+    click.echo(
+        f"alignment  {o.alignment!r}  ({o.supported_claims} of {o.total_claims} claims supported)"
+    )
+    click.echo(
+        f"coverage   {o.coverage!r}  ({o.answered_questions} of {o.asked_questions} "
+        "questions answered)"
+    )
     click.echo(f"limiting   {o.limiting_axis}")
     found = result.verdict_probabilities
     if found is not None:
         weakest = found.min_supported
-        click.echo(f"P(true)    weakest claim {'n/a' if weakest is None else weakest}, verdicts "
-                   f"true at or above {found.threshold}")
+        click.echo(
+            f"P(true)    weakest claim {'n/a' if weakest is None else weakest}, verdicts "
+            f"true at or above {found.threshold}"
+        )
     click.echo("")
     click.echo(f"reason: {result.reason}")
     click.echo("")
@@ -96,8 +101,11 @@ def _report_cassette(judge: Any) -> None:
     if not isinstance(judge, CassetteJudge):
         return
     if judge.recorded:
-        click.echo(f"recorded {judge.recorded} exchange(s) to {judge.path} "
-                   f"(replay: --record-mode replay --cassette {judge.path})", err=True)
+        click.echo(
+            f"recorded {judge.recorded} exchange(s) to {judge.path} "
+            f"(replay: --record-mode replay --cassette {judge.path})",
+            err=True,
+        )
     if judge.hits:
         click.echo(f"replayed {judge.hits} exchange(s) from {judge.path}", err=True)
     judge.close()
@@ -110,14 +118,30 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option("--source", "source_path", required=True, metavar="PATH",
-              help="The source text (UTF-8), or - for stdin.")
-@click.option("--summary", "summary_path", required=True, metavar="PATH",
-              help="The summary to judge (UTF-8), or - for stdin.")
-@click.option("--max-questions", type=int, default=10, show_default=True,
-              help="Upper bound on coverage questions.")
-@click.option("--scale", type=float, default=1.0, show_default=True,
-              help="The score is multiplied by this.")
+@click.option(
+    "--source",
+    "source_path",
+    required=True,
+    metavar="PATH",
+    help="The source text (UTF-8), or - for stdin.",
+)
+@click.option(
+    "--summary",
+    "summary_path",
+    required=True,
+    metavar="PATH",
+    help="The summary to judge (UTF-8), or - for stdin.",
+)
+@click.option(
+    "--max-questions",
+    type=int,
+    default=10,
+    show_default=True,
+    help="Upper bound on coverage questions.",
+)
+@click.option(
+    "--scale", type=float, default=1.0, show_default=True, help="The score is multiplied by this."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @judge_options
 def score(
@@ -129,8 +153,8 @@ def score(
     **judge_options_: Any,
 ) -> None:
     """Score one summary against its source."""
-    from offline_scorer.scorers.summarization.options import ScorerOptions
     from offline_scorer.judging.progress import with_spinner
+    from offline_scorer.scorers.summarization.options import ScorerOptions
     from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
     if source_path == "-" and summary_path == "-":
@@ -216,8 +240,13 @@ def grammars() -> None:
 
 
 @grammars.command("regenerate")
-@click.option("--dir", "directory", default="grammars", show_default=True,
-              type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--dir",
+    "directory",
+    default="grammars",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+)
 @click.option("--check", is_flag=True, help="Only report drift; exit 1 if any file is stale.")
 def grammars_regenerate(directory: Path, check: bool) -> None:
     """Write the default-settings grammars generated from the output schemas."""

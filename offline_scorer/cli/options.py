@@ -14,22 +14,47 @@ def judge_options(command: Any) -> Any:
     """Options shared by every command that runs the live judge."""
     for option in reversed(
         [
-            click.option("--model", "model", default="default", show_default=True,
-                         help="Registry name, or a path to a .gguf file."),
-            click.option("--threads", type=click.IntRange(min=1), default=None,
-                         help="CPU threads (default: $OFFLINE_SCORER_THREADS, else all cores)."),
-            click.option("--context-size", type=click.IntRange(min=256), default=None,
-                         help="Context size in tokens (default: the registry's)."),
-            click.option("--gpu-layers", type=click.IntRange(min=0), default=None,
-                         help="Layers to offload to a GPU (default: the registry's, 0)."),
-            click.option("--cassette", type=click.Path(dir_okay=False, path_type=Path),
-                         default=None, help="Cassette file for recording and replay "
-                         "(default: $OFFLINE_SCORER_CASSETTE, else the user data dir)."),
-            click.option("--record-mode", type=click.Choice([m.value for m in RecordMode]),
-                         default=None, help="replay: cassette only, never the model; auto: "
-                         "replay hits, record misses; record (default): run live, record "
-                         "everything; off: run live, record nothing. "
-                         "$OFFLINE_SCORER_RECORD_MODE overrides it."),
+            click.option(
+                "--model",
+                "model",
+                default="default",
+                show_default=True,
+                help="Registry name, or a path to a .gguf file.",
+            ),
+            click.option(
+                "--threads",
+                type=click.IntRange(min=1),
+                default=None,
+                help="CPU threads (default: $OFFLINE_SCORER_THREADS, else all cores).",
+            ),
+            click.option(
+                "--context-size",
+                type=click.IntRange(min=256),
+                default=None,
+                help="Context size in tokens (default: the registry's).",
+            ),
+            click.option(
+                "--gpu-layers",
+                type=click.IntRange(min=0),
+                default=None,
+                help="Layers to offload to a GPU (default: the registry's, 0).",
+            ),
+            click.option(
+                "--cassette",
+                type=click.Path(dir_okay=False, path_type=Path),
+                default=None,
+                help="Cassette file for recording and replay "
+                "(default: $OFFLINE_SCORER_CASSETTE, else the user data dir).",
+            ),
+            click.option(
+                "--record-mode",
+                type=click.Choice([m.value for m in RecordMode]),
+                default=None,
+                help="replay: cassette only, never the model; auto: "
+                "replay hits, record misses; record (default): run live, record "
+                "everything; off: run live, record nothing. "
+                "$OFFLINE_SCORER_RECORD_MODE overrides it.",
+            ),
         ]
     ):
         command = option(command)
@@ -51,5 +76,11 @@ def judge_settings(
     mode, note = resolve_mode(RecordMode(record_mode) if record_mode else None)
     if note:
         click.echo(f"note: {note}", err=True)
-    return JudgeSettings(model=model, threads=threads, context_size=context_size,
-                         gpu_layers=gpu_layers, cassette=cassette, mode=mode)
+    return JudgeSettings(
+        model=model,
+        threads=threads,
+        context_size=context_size,
+        gpu_layers=gpu_layers,
+        cassette=cassette,
+        mode=mode,
+    )

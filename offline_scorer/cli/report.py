@@ -11,21 +11,39 @@ from pathlib import Path
 import click
 
 from offline_scorer.errors import InputError
-from offline_scorer.report.summary import aggregate, format_table, read_results, render_html, write_html
+from offline_scorer.report.summary import (
+    aggregate,
+    format_table,
+    read_results,
+    render_html,
+    write_html,
+)
 
 
 @click.command("report")
 @click.argument("results", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=None, help="Where to write the HTML report [default: RESULTS with .html].")
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the aggregate as JSON instead of the table.")
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Where to write the HTML report [default: RESULTS with .html].",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the aggregate as JSON instead of the table."
+)
 @click.option("--no-html", is_flag=True, help="Do not write the HTML report.")
-@click.option("--label", "label", default=None, metavar="FIELD",
-              help="Metadata field holding the human label [default: the first of faithful, "
-                   "label, human_score that the rows have].")
-def report(results: Path, html_path: Path | None, as_json: bool, no_html: bool,
-           label: str | None) -> None:
+@click.option(
+    "--label",
+    "label",
+    default=None,
+    metavar="FIELD",
+    help="Metadata field holding the human label [default: the first of faithful, "
+    "label, human_score that the rows have].",
+)
+def report(
+    results: Path, html_path: Path | None, as_json: bool, no_html: bool, label: str | None
+) -> None:
     """Aggregate a results file (JSON Lines from a batch run) and write an HTML report.
 
     When the data rows carried a label (true/false or 0/1 for faithful, or a number), judge-
@@ -37,17 +55,20 @@ def report(results: Path, html_path: Path | None, as_json: bool, no_html: bool,
     if html_path is None and not no_html:
         html_path = results.with_suffix(".html")
         if html_path == results:
-            raise InputError(f"the default HTML path would overwrite {results}; choose one "
-                             "with --html")
+            raise InputError(
+                f"the default HTML path would overwrite {results}; choose one with --html"
+            )
     items = read_results(results)
     try:
         agg = aggregate(items, label)
     except InputError as error:
-        raise InputError(f"{results}: {error}" if label is None
-                         else f"--label {label}: {error}") from None
+        raise InputError(
+            f"{results}: {error}" if label is None else f"--label {label}: {error}"
+        ) from None
     if html_path is not None:
-        write_html(render_html(items, agg, f"Evaluation report: {results.name}"), html_path,
-                   results)
+        write_html(
+            render_html(items, agg, f"Evaluation report: {results.name}"), html_path, results
+        )
     if as_json:
         text = json.dumps(agg, indent=2, ensure_ascii=False)
         try:

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 from platformdirs import user_data_dir
 
+from offline_scorer.backends.llama_cpp import BACKEND_ID
 from offline_scorer.cassette.judge import CassetteJudge, RecordMode, forced_mode
 from offline_scorer.errors import ModelError
 from offline_scorer.judging.protocol import Judge, JudgeIdentity
-from offline_scorer.backends.llama_cpp import BACKEND_ID
 from offline_scorer.models.registry import ModelSpec, load_registry
 
 if TYPE_CHECKING:
@@ -34,8 +34,9 @@ def default_cassette() -> Path:
 
 def pinned_identity(spec: ModelSpec) -> JudgeIdentity | None:
     if spec.sha256 and spec.chat_template_sha256:
-        return JudgeIdentity(spec.sha256, spec.chat_template_sha256, BACKEND_ID,
-                             spec.verdict_threshold)
+        return JudgeIdentity(
+            spec.sha256, spec.chat_template_sha256, BACKEND_ID, spec.verdict_threshold
+        )
     return None
 
 
@@ -55,8 +56,10 @@ def resolve_mode(requested: RecordMode | None) -> tuple[RecordMode, str | None]:
     if forced is not None:
         note = None
         if requested is not None and requested is not forced:
-            note = f"OFFLINE_SCORER_RECORD_MODE={forced.value} overrides --record-mode " \
-                   f"{requested.value}"
+            note = (
+                f"OFFLINE_SCORER_RECORD_MODE={forced.value} overrides --record-mode "
+                f"{requested.value}"
+            )
         return forced, note
     return requested or RecordMode.RECORD, None
 
@@ -75,8 +78,12 @@ def open_judge(settings: JudgeSettings) -> tuple[Judge, ModelSpec]:
                 "--record-mode replay"
             ) from None
 
-        return LlamaJudge(spec, threads=settings.threads, context_size=settings.context_size,
-                          gpu_layers=settings.gpu_layers)
+        return LlamaJudge(
+            spec,
+            threads=settings.threads,
+            context_size=settings.context_size,
+            gpu_layers=settings.gpu_layers,
+        )
 
     mode = settings.mode
     if mode is RecordMode.OFF:

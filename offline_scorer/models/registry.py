@@ -18,8 +18,8 @@ from typing import Any
 
 from platformdirs import user_config_dir
 
-from offline_scorer.models.digests import file_sha256
 from offline_scorer.errors import ConfigError, ModelError
+from offline_scorer.models.digests import file_sha256
 
 REGISTRY_ENV = "OFFLINE_SCORER_MODELS"
 SHIPPED_REGISTRY = Path(__file__).with_name("models.toml")
@@ -133,8 +133,10 @@ def _entry(name: str, raw: Any, origin: Path) -> ModelSpec:
         if key in values and (not isinstance(values[key], int) or values[key] < 0):
             raise ConfigError(f"{where}: {key} must be a whole number >= 0")
     threshold = values.get("verdict_threshold", DEFAULT_VERDICT_THRESHOLD)
-    if isinstance(threshold, bool) or not isinstance(threshold, int | float) or not (
-        0 <= threshold <= 1
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, int | float)
+        or not (0 <= threshold <= 1)
     ):
         raise ConfigError(f"{where}: verdict_threshold must be a number from 0 to 1")
     if "verdict_threshold" in values:

@@ -15,7 +15,13 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from offline_scorer.errors import InputError
-from offline_scorer.report.stats import balanced_accuracy, bootstrap_ci, confusion, roc_auc, spearman
+from offline_scorer.report.stats import (
+    balanced_accuracy,
+    bootstrap_ci,
+    confusion,
+    roc_auc,
+    spearman,
+)
 
 # Looked for in this order when no label field is named; the first found in any item is used.
 LABEL_FIELDS = {"faithful": "binary", "label": "binary", "human_score": "numeric"}
@@ -70,8 +76,11 @@ def _label_kind(items: Sequence[Mapping[str, Any]], name: str) -> str:
     values that fit neither are left out and counted. A field that holds neither is refused."""
     if name in LABEL_FIELDS:
         return LABEL_FIELDS[name]
-    values = [(item["id"], _metadata(item)[name]) for item in items
-              if _metadata(item).get(name) is not None]
+    values = [
+        (item["id"], _metadata(item)[name])
+        for item in items
+        if _metadata(item).get(name) is not None
+    ]
     if any(binary_label(v) is None and numeric_label(v) is not None for _, v in values):
         return "numeric"
     if any(binary_label(v) is not None for _, v in values):
@@ -84,13 +93,17 @@ def _round4(value: float) -> float:
     return float(Decimal(repr(value)).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP))
 
 
-def _figure(statistic: Callable[..., float | None],
-            columns: Sequence[Sequence[Any]]) -> dict[str, Any]:
+def _figure(
+    statistic: Callable[..., float | None], columns: Sequence[Sequence[Any]]
+) -> dict[str, Any]:
     """{"value", "low", "high", "resamples"}: the statistic on all items, its bootstrap
     interval, and how many resamples the interval rests on (all values rounded to 4 places)."""
     value = statistic(*columns) if columns[0] else None
-    interval = (bootstrap_ci(statistic, columns, resamples=RESAMPLES, seed=SEED, level=LEVEL)
-                if value is not None else None)
+    interval = (
+        bootstrap_ci(statistic, columns, resamples=RESAMPLES, seed=SEED, level=LEVEL)
+        if value is not None
+        else None
+    )
     return {
         "value": None if value is None else _round4(value),
         "low": None if interval is None else _round4(interval.low),
@@ -109,8 +122,9 @@ def _min_p_supported(item: Mapping[str, Any]) -> float | None:
     return min(values) if values else None
 
 
-def judge_quality(items: Sequence[Mapping[str, Any]],
-                  label: str | None = None) -> dict[str, Any] | None:
+def judge_quality(
+    items: Sequence[Mapping[str, Any]], label: str | None = None
+) -> dict[str, Any] | None:
     """Judge-quality figures against the label in the items' metadata, or None without one.
 
     `label` names the metadata field; by default the first of faithful, label, human_score
@@ -118,13 +132,16 @@ def judge_quality(items: Sequence[Mapping[str, Any]],
     A named field that no item has is an InputError.
     """
     if label is None:
-        label = next((name for name in LABEL_FIELDS
-                      if any(name in _metadata(item) for item in items)), None)
+        label = next(
+            (name for name in LABEL_FIELDS if any(name in _metadata(item) for item in items)), None
+        )
         if label is None:
             return None
     elif not any(label in _metadata(item) for item in items):
-        raise InputError(f"label field {label!r} is in the metadata of no item; the data rows "
-                         "need that field (e.g. \"faithful\": true)")
+        raise InputError(
+            f"label field {label!r} is in the metadata of no item; the data rows "
+            'need that field (e.g. "faithful": true)'
+        )
     kind = _label_kind(items, label)
     read = binary_label if kind == "binary" else numeric_label
     used: list[tuple[Mapping[str, Any], Any]] = []
@@ -139,9 +156,15 @@ def judge_quality(items: Sequence[Mapping[str, Any]],
             excluded["invalid"] += 1
         else:
             used.append((item, read(meta[label])))
-    out: dict[str, Any] = {"label": label, "kind": kind, "items": len(used),
-                           "excluded": excluded, "level": LEVEL, "resamples": RESAMPLES,
-                           "seed": SEED}
+    out: dict[str, Any] = {
+        "label": label,
+        "kind": kind,
+        "items": len(used),
+        "excluded": excluded,
+        "level": LEVEL,
+        "resamples": RESAMPLES,
+        "seed": SEED,
+    }
     alignment = [item["alignment"] for item, _ in used]
     score = [item["score"] for item, _ in used]
     truth = [value for _, value in used]
@@ -150,19 +173,22 @@ def judge_quality(items: Sequence[Mapping[str, Any]],
         out["spearman_alignment"] = _figure(spearman, [alignment, truth])
         return out
     predicted = [value >= 1 for value in alignment]
-    with_p = [(p, value) for (item, value) in used
-              if (p := _min_p_supported(item)) is not None]
-    out.update({
-        "positives": sum(1 for value in truth if value),
-        "negatives": sum(1 for value in truth if not value),
-        "auc_alignment": _figure(roc_auc, [alignment, truth]),
-        "auc_score": _figure(roc_auc, [score, truth]),
-        "rule": RULE,
-        "balanced_accuracy": _figure(balanced_accuracy, [predicted, truth]),
-        "confusion": confusion(predicted, truth),
-        "auc_min_p_supported": None if not with_p else {
-            "items": len(with_p),
-            **_figure(roc_auc, [[p for p, _ in with_p], [value for _, value in with_p]]),
-        },
-    })
+    with_p = [(p, value) for (item, value) in used if (p := _min_p_supported(item)) is not None]
+    out.update(
+        {
+            "positives": sum(1 for value in truth if value),
+            "negatives": sum(1 for value in truth if not value),
+            "auc_alignment": _figure(roc_auc, [alignment, truth]),
+            "auc_score": _figure(roc_auc, [score, truth]),
+            "rule": RULE,
+            "balanced_accuracy": _figure(balanced_accuracy, [predicted, truth]),
+            "confusion": confusion(predicted, truth),
+            "auc_min_p_supported": None
+            if not with_p
+            else {
+                "items": len(with_p),
+                **_figure(roc_auc, [[p for p, _ in with_p], [value for _, value in with_p]]),
+            },
+        }
+    )
     return out

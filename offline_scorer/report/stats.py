@@ -114,8 +114,7 @@ def balanced_accuracy(predicted: Sequence[bool], labels: Sequence[bool]) -> floa
     return _balanced(counts["tp"], counts["tn"], positives, negatives)
 
 
-def best_threshold(scores: Sequence[float],
-                   labels: Sequence[bool]) -> tuple[float, float] | None:
+def best_threshold(scores: Sequence[float], labels: Sequence[bool]) -> tuple[float, float] | None:
     """The threshold t maximising the balanced accuracy of "positive iff score >= t".
 
     Candidates, one per distinct way of splitting the items: the lowest score (every item
@@ -147,8 +146,9 @@ def best_threshold(scores: Sequence[float],
         tp -= at[value][0]
         tn += at[value][1]
     candidates.append((math.nextafter(distinct[-1], math.inf), tp, tn))
-    best = max(candidates, key=lambda c: (c[1] * negatives + c[2] * positives,
-                                          -abs(c[0] - 0.5), -c[0]))
+    best = max(
+        candidates, key=lambda c: (c[1] * negatives + c[2] * positives, -abs(c[0] - 0.5), -c[0])
+    )
     return best[0], _balanced(best[1], best[2], positives, negatives)
 
 

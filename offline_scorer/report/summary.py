@@ -26,14 +26,28 @@ LOWEST_COUNT = 5
 AXES = ("alignment", "coverage", "both", "none")
 # Every line has these; "metadata" (the data row's other fields) follows "error" in lines
 # written since rows keep their extra fields, and is optional so older files still read.
-_KEYS = ("id", "line", "digest", "status", "score", "alignment", "coverage", "limiting_axis",
-         "result", "error")
+_KEYS = (
+    "id",
+    "line",
+    "digest",
+    "status",
+    "score",
+    "alignment",
+    "coverage",
+    "limiting_axis",
+    "result",
+    "error",
+)
 _NUMBERS = ("score", "alignment", "coverage")
 _FOUR_PLACES = Decimal("0.0001")
 # Colorblind-safe (Okabe-Ito); one colour per limiting axis, used in the scatter and the tables.
 _COLOURS = {"alignment": "#d55e00", "coverage": "#0072b2", "both": "#8e44ad", "none": "#6b6b6b"}
-_AXIS_LABELS = {"alignment": "alignment limits", "coverage": "coverage limits",
-                "both": "both equal, below top", "none": "both at top"}
+_AXIS_LABELS = {
+    "alignment": "alignment limits",
+    "coverage": "coverage limits",
+    "both": "both equal, below top",
+    "none": "both at top",
+}
 
 
 # --------------------------------------------------------------------------- reading
@@ -141,20 +155,23 @@ def _check_item(item: dict[str, Any]) -> None:
     elif status == "error":
         _check_error(item)
     else:
-        raise _LineError(f"'status' must be \"ok\" or \"error\", found {json.dumps(status)}")
+        raise _LineError(f'\'status\' must be "ok" or "error", found {json.dumps(status)}')
 
 
 def _check_ok(item: dict[str, Any]) -> None:
     for key in _NUMBERS:
         value = item[key]
         if not _is_number(value) or value < 0:
-            raise _LineError(f"'{key}' of an ok item must be a number >= 0, found "
-                             f"{json.dumps(value)}")
+            raise _LineError(
+                f"'{key}' of an ok item must be a number >= 0, found {json.dumps(value)}"
+            )
     if item["limiting_axis"] not in AXES:
-        raise _LineError("'limiting_axis' of an ok item must be one of "
-                         f"{', '.join(AXES)}, found {json.dumps(item['limiting_axis'])}")
+        raise _LineError(
+            "'limiting_axis' of an ok item must be one of "
+            f"{', '.join(AXES)}, found {json.dumps(item['limiting_axis'])}"
+        )
     if item["error"] is not None:
-        raise _LineError("an ok item must have \"error\": null")
+        raise _LineError('an ok item must have "error": null')
     if item["result"] is not None:
         _check_result(item["result"])
 
@@ -169,20 +186,31 @@ def _check_result(result: Any) -> None:
     if not isinstance(analyze, dict) or not isinstance(analyze.get("coverage"), list):
         raise _LineError("'result.analyzeStepResult.coverage' must be an array")
     for n, verdict in enumerate(pre["alignment"], start=1):
-        if not (isinstance(verdict, dict) and isinstance(verdict.get("claim"), str)
-                and isinstance(verdict.get("supported"), bool)
-                and isinstance(verdict.get("reason", ""), str)):
-            raise _LineError(f"alignment verdict {n} in 'result' must have a string 'claim', "
-                             "a boolean 'supported' and a string 'reason'")
+        if not (
+            isinstance(verdict, dict)
+            and isinstance(verdict.get("claim"), str)
+            and isinstance(verdict.get("supported"), bool)
+            and isinstance(verdict.get("reason", ""), str)
+        ):
+            raise _LineError(
+                f"alignment verdict {n} in 'result' must have a string 'claim', "
+                "a boolean 'supported' and a string 'reason'"
+            )
     for n, verdict in enumerate(analyze["coverage"], start=1):
-        if not (isinstance(verdict, dict) and isinstance(verdict.get("question"), str)
-                and isinstance(verdict.get("answered"), bool)
-                and isinstance(verdict.get("reason", ""), str)):
-            raise _LineError(f"coverage verdict {n} in 'result' must have a string 'question', "
-                             "a boolean 'answered' and a string 'reason'")
+        if not (
+            isinstance(verdict, dict)
+            and isinstance(verdict.get("question"), str)
+            and isinstance(verdict.get("answered"), bool)
+            and isinstance(verdict.get("reason", ""), str)
+        ):
+            raise _LineError(
+                f"coverage verdict {n} in 'result' must have a string 'question', "
+                "a boolean 'answered' and a string 'reason'"
+            )
     if result.get("verdictProbabilities") is not None:
-        _check_probabilities(result["verdictProbabilities"], len(pre["alignment"]),
-                             len(analyze["coverage"]))
+        _check_probabilities(
+            result["verdictProbabilities"], len(pre["alignment"]), len(analyze["coverage"])
+        )
 
 
 def _is_probability(value: Any) -> bool:
@@ -194,16 +222,16 @@ def _check_probabilities(probabilities: Any, claims: int, questions: int) -> Non
     P(true) (or null) per alignment and per coverage verdict."""
     where = "'result.verdictProbabilities'"
     if not isinstance(probabilities, dict):
-        raise _LineError(f"{where} must be an object or null, found "
-                         f"{_json_type(probabilities)}")
+        raise _LineError(f"{where} must be an object or null, found {_json_type(probabilities)}")
     threshold = probabilities.get("threshold", ...)
     if threshold is ... or not (threshold is None or _is_probability(threshold)):
         raise _LineError(f"{where} must have a 'threshold' that is a number from 0 to 1 or null")
-    for key, count, noun in (("alignment", claims, "alignment verdict"),
-                             ("coverage", questions, "coverage verdict")):
+    for key, count, noun in (
+        ("alignment", claims, "alignment verdict"),
+        ("coverage", questions, "coverage verdict"),
+    ):
         values = probabilities.get(key)
-        if not isinstance(values, list) or not all(v is None or _is_probability(v)
-                                                   for v in values):
+        if not isinstance(values, list) or not all(v is None or _is_probability(v) for v in values):
             raise _LineError(f"{where}.{key} must be an array of numbers from 0 to 1 or null")
         if len(values) != count:
             raise _LineError(f"{where}.{key} has {len(values)} entries for {count} {noun}s")
@@ -212,12 +240,16 @@ def _check_probabilities(probabilities: Any, claims: int, questions: int) -> Non
 def _check_error(item: dict[str, Any]) -> None:
     for key in (*_NUMBERS, "limiting_axis", "result"):
         if item[key] is not None:
-            raise _LineError(f"an error item must have \"{key}\": null")
+            raise _LineError(f'an error item must have "{key}": null')
     error = item["error"]
-    if not (isinstance(error, dict) and isinstance(error.get("type"), str)
-            and isinstance(error.get("message"), str)):
-        raise _LineError("'error' of an error item must be an object with string 'type' and "
-                         "'message'")
+    if not (
+        isinstance(error, dict)
+        and isinstance(error.get("type"), str)
+        and isinstance(error.get("message"), str)
+    ):
+        raise _LineError(
+            "'error' of an error item must be an object with string 'type' and 'message'"
+        )
 
 
 # --------------------------------------------------------------------------- aggregating
@@ -284,13 +316,16 @@ def aggregate(items: Sequence[Mapping[str, Any]], label: str | None = None) -> d
         "coverage_mean": _mean([item["coverage"] for item in ok]),
         "limited_by": limited_by,
         "lowest": [
-            {key: items[i][key] for key in ("id", "score", "alignment", "coverage",
-                                             "limiting_axis")}
+            {
+                key: items[i][key]
+                for key in ("id", "score", "alignment", "coverage", "limiting_axis")
+            }
             for i in lowest_indices(items)
         ],
         "failures": [
             {"id": item["id"], "line": item["line"], "error": item["error"]}
-            for item in items if item["status"] == "error"
+            for item in items
+            if item["status"] == "error"
         ],
         "quality": judge_quality(items, label),
     }
@@ -310,8 +345,9 @@ def _num(value: float | int | None) -> str:
 
 def _plain(text: str, width: int | None = None) -> str:
     """One terminal-safe line: ids and messages come from users and may hold control codes."""
-    text = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else "\ufffd"
-                   for c in text)
+    text = "".join(
+        c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else "\ufffd" for c in text
+    )
     text = text.encode("utf-8", "replace").decode("utf-8")
     if width is not None and len(text) > width:
         text = text[: width - 1] + "…"
@@ -332,26 +368,44 @@ def format_table(agg: Mapping[str, Any]) -> str:
     if agg.get("quality"):
         lines += ["", *_quality_lines(agg["quality"])]
     if agg["lowest"]:
-        rows = [(str(n), _plain(row["id"], 40), _num(row["score"]), _num(row["alignment"]),
-                 _num(row["coverage"]), row["limiting_axis"])
-                for n, row in enumerate(agg["lowest"], start=1)]
+        rows = [
+            (
+                str(n),
+                _plain(row["id"], 40),
+                _num(row["score"]),
+                _num(row["alignment"]),
+                _num(row["coverage"]),
+                row["limiting_axis"],
+            )
+            for n, row in enumerate(agg["lowest"], start=1)
+        ]
         header = ("#", "id", "score", "alignment", "coverage", "limited by")
         widths = [max(len(r[c]) for r in [header, *rows]) for c in range(len(header))]
         lines += ["", "lowest scores"]
         for row in [header, *rows]:
-            cells = [row[0].rjust(widths[0]), row[1].ljust(widths[1]),
-                     *(row[c].rjust(widths[c]) for c in (2, 3, 4)), row[5]]
+            cells = [
+                row[0].rjust(widths[0]),
+                row[1].ljust(widths[1]),
+                *(row[c].rjust(widths[c]) for c in (2, 3, 4)),
+                row[5],
+            ]
             lines.append("  " + "  ".join(cells))
     if agg["failures"]:
-        failures = [(_plain(f["id"], 40), _num(f["line"]),
-                     _plain(f"{f['error']['type']}: {f['error']['message']}", 100))
-                    for f in agg["failures"]]
+        failures = [
+            (
+                _plain(f["id"], 40),
+                _num(f["line"]),
+                _plain(f"{f['error']['type']}: {f['error']['message']}", 100),
+            )
+            for f in agg["failures"]
+        ]
         titles = ("id", "line", "error")
         widths = [max(len(r[c]) for r in [titles, *failures]) for c in range(2)]
         lines += ["", "failures"]
         for failure in [titles, *failures]:
-            lines.append(f"  {failure[0].ljust(widths[0])}  {failure[1].rjust(widths[1])}  "
-                         f"{failure[2]}")
+            lines.append(
+                f"  {failure[0].ljust(widths[0])}  {failure[1].rjust(widths[1])}  {failure[2]}"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -364,22 +418,38 @@ def _interval(figure: Mapping[str, Any]) -> str:
 def _quality_rows(quality: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any], str]]:
     """(name, figure, note) for each judge-quality figure, in the order they are shown."""
     if quality["kind"] == "numeric":
-        return [("Spearman rho, score", quality["spearman_score"], ""),
-                ("Spearman rho, alignment", quality["spearman_alignment"], "")]
-    rows = [("ROC AUC, alignment", quality["auc_alignment"], ""),
-            ("ROC AUC, score", quality["auc_score"], "")]
+        return [
+            ("Spearman rho, score", quality["spearman_score"], ""),
+            ("Spearman rho, alignment", quality["spearman_alignment"], ""),
+        ]
+    rows = [
+        ("ROC AUC, alignment", quality["auc_alignment"], ""),
+        ("ROC AUC, score", quality["auc_score"], ""),
+    ]
     minimum = quality["auc_min_p_supported"]
     if minimum is not None:
-        rows.append(("ROC AUC, min P(supported)", minimum, f"{minimum['items']} items with "
-                     "verdict probabilities"))
+        rows.append(
+            (
+                "ROC AUC, min P(supported)",
+                minimum,
+                f"{minimum['items']} items with verdict probabilities",
+            )
+        )
     rows.append((f"balanced accuracy, {quality['rule']}", quality["balanced_accuracy"], ""))
     out = []
     for name, figure, note in rows:
         if figure["value"] is None:
             note = "needs both classes" if quality["kind"] == "binary" else "needs varied values"
         elif figure["resamples"] < quality["resamples"]:
-            note = ", ".join(filter(None, [note, f"interval from {figure['resamples']} of "
-                                                 f"{quality['resamples']} resamples"]))
+            note = ", ".join(
+                filter(
+                    None,
+                    [
+                        note,
+                        f"interval from {figure['resamples']} of {quality['resamples']} resamples",
+                    ],
+                )
+            )
         out.append((name, figure, note))
     return out
 
@@ -387,32 +457,44 @@ def _quality_rows(quality: Mapping[str, Any]) -> list[tuple[str, Mapping[str, An
 def _quality_heading(quality: Mapping[str, Any]) -> tuple[str, str]:
     """What was measured against, and what was left out, as two sentences."""
     if quality["kind"] == "binary":
-        what = (f"label {quality['label']!r} (true = faithful): {quality['items']} items, "
-                f"{quality['positives']} true, {quality['negatives']} false")
+        what = (
+            f"label {quality['label']!r} (true = faithful): {quality['items']} items, "
+            f"{quality['positives']} true, {quality['negatives']} false"
+        )
     else:
         what = f"label {quality['label']!r} (a number): {quality['items']} items"
     left = quality["excluded"]
-    return what, (f"left out: {left['failed']} failed, {left['missing']} without the label, "
-                  f"{left['invalid']} with an unusable value")
+    return what, (
+        f"left out: {left['failed']} failed, {left['missing']} without the label, "
+        f"{left['invalid']} with an unusable value"
+    )
 
 
 def _quality_lines(quality: Mapping[str, Any]) -> list[str]:
     what, left = _quality_heading(quality)
     level = _num(quality["level"] * 100)
-    rows = [(name, _num(fig["value"]), _interval(fig), note)
-            for name, fig, note in _quality_rows(quality)]
+    rows = [
+        (name, _num(fig["value"]), _interval(fig), note)
+        for name, fig, note in _quality_rows(quality)
+    ]
     header = ("figure", "value", f"{level}% interval", "")
     widths = [max(len(r[c]) for r in [header, *rows]) for c in range(3)]
     lines = ["judge quality", f"  {_plain(what)}", f"  {left}"]
     for row in [header, *rows]:
-        lines.append(f"  {row[0].ljust(widths[0])}  {row[1].rjust(widths[1])}  "
-                     f"{row[2].ljust(widths[2])}  {row[3]}".rstrip())
+        lines.append(
+            f"  {row[0].ljust(widths[0])}  {row[1].rjust(widths[1])}  "
+            f"{row[2].ljust(widths[2])}  {row[3]}".rstrip()
+        )
     if quality["kind"] == "binary":
         c = quality["confusion"]
-        lines.append(f"  confusion, {quality['rule']}: tp {c['tp']}   fn {c['fn']}   "
-                     f"fp {c['fp']}   tn {c['tn']}   (positive = judged/labelled faithful)")
-    lines.append(f"  intervals: percentile bootstrap over items, {quality['resamples']} "
-                 f"resamples, seed {quality['seed']}")
+        lines.append(
+            f"  confusion, {quality['rule']}: tp {c['tp']}   fn {c['fn']}   "
+            f"fp {c['fp']}   tn {c['tn']}   (positive = judged/labelled faithful)"
+        )
+    lines.append(
+        f"  intervals: percentile bootstrap over items, {quality['resamples']} "
+        f"resamples, seed {quality['seed']}"
+    )
     return lines
 
 
@@ -477,16 +559,20 @@ def _histogram_svg(ok: Sequence[Mapping[str, Any]]) -> str:
     plot_w, plot_h = width - left - right, height - upper - bottom
     step = _count_step(max(max(counts), 1))
     y_top = max(step * math.ceil(max(max(counts), 1) / step), 1)
-    out = [f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" '
-           f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
-           'aria-labelledby="hist-title">',
-           '<title id="hist-title">Histogram of scores, 10 bins</title>']
+    out = [
+        f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
+        'aria-labelledby="hist-title">',
+        '<title id="hist-title">Histogram of scores, 10 bins</title>',
+    ]
     for tick in range(0, y_top + 1, step):
         y = upper + plot_h - plot_h * tick / y_top
-        out.append(f'<line class="grid" x1="{left}" x2="{left + plot_w}" y1="{_f(y)}" '
-                   f'y2="{_f(y)}"/>')
-        out.append(f'<text class="tick" x="{left - 6}" y="{_f(y + 4)}" '
-                   f'text-anchor="end">{tick}</text>')
+        out.append(
+            f'<line class="grid" x1="{left}" x2="{left + plot_w}" y1="{_f(y)}" y2="{_f(y)}"/>'
+        )
+        out.append(
+            f'<text class="tick" x="{left - 6}" y="{_f(y + 4)}" text-anchor="end">{tick}</text>'
+        )
     bin_w = plot_w / 10
     for index, count in enumerate(counts):
         low, high = top * index / 10, top * (index + 1) / 10
@@ -494,21 +580,31 @@ def _histogram_svg(ok: Sequence[Mapping[str, Any]]) -> str:
         x = left + bin_w * index
         bar_h = plot_h * count / y_top
         noun = "item" if count == 1 else "items"
-        out.append(f'<g><title>score in [{_tick_label(low)}, {_tick_label(high)}{closing}: '
-                   f'{count} {noun}</title>')
-        out.append(f'<rect class="bar" x="{_f(x + 2)}" y="{_f(upper + plot_h - bar_h)}" '
-                   f'width="{_f(bin_w - 4)}" height="{_f(bar_h)}"/>')
+        out.append(
+            f"<g><title>score in [{_tick_label(low)}, {_tick_label(high)}{closing}: "
+            f"{count} {noun}</title>"
+        )
+        out.append(
+            f'<rect class="bar" x="{_f(x + 2)}" y="{_f(upper + plot_h - bar_h)}" '
+            f'width="{_f(bin_w - 4)}" height="{_f(bar_h)}"/>'
+        )
         if count:
-            out.append(f'<text class="count" x="{_f(x + bin_w / 2)}" '
-                       f'y="{_f(upper + plot_h - bar_h - 5)}" text-anchor="middle">{count}'
-                       '</text>')
+            out.append(
+                f'<text class="count" x="{_f(x + bin_w / 2)}" '
+                f'y="{_f(upper + plot_h - bar_h - 5)}" text-anchor="middle">{count}'
+                "</text>"
+            )
         out.append("</g>")
     for index in range(11):
         x = left + bin_w * index
-        out.append(f'<line class="axis" x1="{_f(x)}" x2="{_f(x)}" y1="{upper + plot_h}" '
-                   f'y2="{upper + plot_h + 5}"/>')
-        out.append(f'<text class="tick" x="{_f(x)}" y="{upper + plot_h + 19}" '
-                   f'text-anchor="middle">{_tick_label(top * index / 10)}</text>')
+        out.append(
+            f'<line class="axis" x1="{_f(x)}" x2="{_f(x)}" y1="{upper + plot_h}" '
+            f'y2="{upper + plot_h + 5}"/>'
+        )
+        out.append(
+            f'<text class="tick" x="{_f(x)}" y="{upper + plot_h + 19}" '
+            f'text-anchor="middle">{_tick_label(top * index / 10)}</text>'
+        )
     out += [
         f'<line class="axis" x1="{left}" x2="{left + plot_w}" y1="{upper + plot_h}" '
         f'y2="{upper + plot_h}"/>',
@@ -535,18 +631,20 @@ def _scatter_svg(ok: Sequence[Mapping[str, Any]]) -> str:
     def py(value: float | Decimal) -> float:
         return upper + size - size * float(value) / top_f
 
-    out = [f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" '
-           f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
-           'aria-labelledby="scatter-title">',
-           '<title id="scatter-title">Alignment against coverage, one point per item</title>',
-           # Above the diagonal alignment exceeds coverage, so coverage limits the score.
-           f'<polygon class="zone-coverage" points="{left},{upper + size} {left},{upper} '
-           f'{left + size},{upper}"/>',
-           f'<polygon class="zone-alignment" points="{left},{upper + size} '
-           f'{left + size},{upper + size} {left + size},{upper}"/>',
-           f'<text class="zone" x="{left + 8}" y="{upper + 16}">coverage limits</text>',
-           f'<text class="zone" x="{left + size - 8}" y="{upper + size - 8}" '
-           'text-anchor="end">alignment limits</text>']
+    out = [
+        f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
+        'aria-labelledby="scatter-title">',
+        '<title id="scatter-title">Alignment against coverage, one point per item</title>',
+        # Above the diagonal alignment exceeds coverage, so coverage limits the score.
+        f'<polygon class="zone-coverage" points="{left},{upper + size} {left},{upper} '
+        f'{left + size},{upper}"/>',
+        f'<polygon class="zone-alignment" points="{left},{upper + size} '
+        f'{left + size},{upper + size} {left + size},{upper}"/>',
+        f'<text class="zone" x="{left + 8}" y="{upper + 16}">coverage limits</text>',
+        f'<text class="zone" x="{left + size - 8}" y="{upper + size - 8}" '
+        'text-anchor="end">alignment limits</text>',
+    ]
     for index in range(6):
         value = top * index / 5
         x, y = px(value), py(value)
@@ -572,8 +670,9 @@ def _scatter_svg(ok: Sequence[Mapping[str, Any]]) -> str:
         key = (_dec(item["coverage"]), _dec(item["alignment"]), item["limiting_axis"])
         groups.setdefault(key, []).append(item)
     # Big (crowded) points first so single points drawn later stay visible on top of them.
-    ordered = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0][0], kv[0][1],
-                                                    AXES.index(kv[0][2])))
+    ordered = sorted(
+        groups.items(), key=lambda kv: (-len(kv[1]), kv[0][0], kv[0][1], AXES.index(kv[0][2]))
+    )
     for (cov, ali, axis), members in ordered:
         n = len(members)
         radius = min(5 + 3 * math.sqrt(n - 1), 16)
@@ -581,16 +680,17 @@ def _scatter_svg(ok: Sequence[Mapping[str, Any]]) -> str:
         if n > 15:
             names.append(f"… and {n - 15} more")
         head = (f"{n} items" if n > 1 else "1 item") + (
-            f" at coverage {_num(float(cov))}, alignment {_num(float(ali))}, "
-            f"{_AXIS_LABELS[axis]}")
+            f" at coverage {_num(float(cov))}, alignment {_num(float(ali))}, {_AXIS_LABELS[axis]}"
+        )
         x, y = px(float(cov)), py(float(ali))
-        out.append(f'<g class="point"><title>{_esc(head)}&#10;{"&#10;".join(map(_esc, names))}'
-                   '</title>')
-        out.append(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(radius)}" '
-                   f'fill="{_COLOURS[axis]}"/>')
+        out.append(
+            f'<g class="point"><title>{_esc(head)}&#10;{"&#10;".join(map(_esc, names))}</title>'
+        )
+        out.append(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(radius)}" fill="{_COLOURS[axis]}"/>')
         if n > 1:
-            out.append(f'<text class="n" x="{_f(x)}" y="{_f(y + 3.5)}" '
-                       f'text-anchor="middle">{n}</text>')
+            out.append(
+                f'<text class="n" x="{_f(x)}" y="{_f(y + 3.5)}" text-anchor="middle">{n}</text>'
+            )
         out.append("</g>")
     counts = {axis: sum(1 for item in ok if item["limiting_axis"] == axis) for axis in AXES}
     legend_y = upper + size + 62
@@ -599,8 +699,10 @@ def _scatter_svg(ok: Sequence[Mapping[str, Any]]) -> str:
         x = left + column * 190
         y = legend_y + row * 20
         out.append(f'<circle cx="{x + 6}" cy="{y - 4}" r="5" fill="{_COLOURS[axis]}"/>')
-        out.append(f'<text class="legend" x="{x + 16}" y="{y}">{_esc(_AXIS_LABELS[axis])} '
-                   f'({counts[axis]})</text>')
+        out.append(
+            f'<text class="legend" x="{x + 16}" y="{y}">{_esc(_AXIS_LABELS[axis])} '
+            f"({counts[axis]})</text>"
+        )
     out.append("</svg>")
     return "\n".join(out)
 
@@ -659,27 +761,40 @@ def _axis_tag(axis: str) -> str:
 
 
 def _summary_html(agg: Mapping[str, Any]) -> str:
-    cards = [("items", agg["count"]), ("ok", agg["ok"]), ("failed", agg["failed"]),
-             ("mean score", agg["mean"]), ("median score", agg["median"])]
+    cards = [
+        ("items", agg["count"]),
+        ("ok", agg["ok"]),
+        ("failed", agg["failed"]),
+        ("mean score", agg["mean"]),
+        ("median score", agg["median"]),
+    ]
     out = ['<div class="cards">']
-    out += [f'<div class="card"><div class="v">{_esc(_num(v))}</div><div class="k">{k}</div>'
-            '</div>' for k, v in cards]
+    out += [
+        f'<div class="card"><div class="v">{_esc(_num(v))}</div><div class="k">{k}</div></div>'
+        for k, v in cards
+    ]
     out.append("</div>")
-    out.append('<table class="summary"><thead><tr><th></th><th class="num">mean</th>'
-               '<th class="num">median</th><th class="num">min</th><th class="num">max</th>'
-               "</tr></thead><tbody>")
-    rows = [("score", agg["mean"], agg["median"], agg["min"], agg["max"]),
-            ("alignment", agg["alignment_mean"], None, None, None),
-            ("coverage", agg["coverage_mean"], None, None, None)]
+    out.append(
+        '<table class="summary"><thead><tr><th></th><th class="num">mean</th>'
+        '<th class="num">median</th><th class="num">min</th><th class="num">max</th>'
+        "</tr></thead><tbody>"
+    )
+    rows = [
+        ("score", agg["mean"], agg["median"], agg["min"], agg["max"]),
+        ("alignment", agg["alignment_mean"], None, None, None),
+        ("coverage", agg["coverage_mean"], None, None, None),
+    ]
     for name, *values in rows:
         cells = "".join(f'<td class="num">{_esc(_num(v))}</td>' for v in values)
         out.append(f"<tr><th>{name}</th>{cells}</tr>")
     out.append("</tbody></table>")
-    out.append('<table class="limited"><thead><tr><th>limited by</th>'
-               + "".join(f'<th class="num">{_axis_tag(axis)}</th>' for axis in AXES)
-               + "</tr></thead><tbody><tr><th>ok items</th>"
-               + "".join(f'<td class="num">{agg["limited_by"][axis]}</td>' for axis in AXES)
-               + "</tr></tbody></table>")
+    out.append(
+        '<table class="limited"><thead><tr><th>limited by</th>'
+        + "".join(f'<th class="num">{_axis_tag(axis)}</th>' for axis in AXES)
+        + "</tr></thead><tbody><tr><th>ok items</th>"
+        + "".join(f'<td class="num">{agg["limited_by"][axis]}</td>' for axis in AXES)
+        + "</tr></tbody></table>"
+    )
     return "\n".join(out)
 
 
@@ -687,8 +802,7 @@ def _verdict_list(entries: Sequence[tuple[str, str]]) -> str:
     if not entries:
         return '<span class="none">none</span>'
     items = "".join(
-        f"<li>{_esc(text)}" + (f' <span class="why">({_esc(why)})</span>' if why else "")
-        + "</li>"
+        f"<li>{_esc(text)}" + (f' <span class="why">({_esc(why)})</span>' if why else "") + "</li>"
         for text, why in entries
     )
     return f'<ul class="verdicts">{items}</ul>'
@@ -698,29 +812,40 @@ def _lowest_html(items: Sequence[Mapping[str, Any]]) -> str:
     indices = lowest_indices(items)
     if not indices:
         return '<p class="none">No scored items.</p>'
-    out = ['<table class="lowest"><thead><tr><th class="num">#</th><th>id</th>'
-           '<th class="num">score</th><th class="num">alignment</th><th class="num">coverage</th>'
-           "<th>limited by</th><th>unsupported claims</th><th>unanswered questions</th>"
-           "</tr></thead><tbody>"]
+    out = [
+        '<table class="lowest"><thead><tr><th class="num">#</th><th>id</th>'
+        '<th class="num">score</th><th class="num">alignment</th><th class="num">coverage</th>'
+        "<th>limited by</th><th>unsupported claims</th><th>unanswered questions</th>"
+        "</tr></thead><tbody>"
+    ]
     for rank, index in enumerate(indices, start=1):
         item = items[index]
         result = item["result"]
         if result is None:
             claims = questions = '<span class="none">no verdicts recorded</span>'
         else:
-            claims = _verdict_list([
-                (v["claim"], v.get("reason", ""))
-                for v in result["preprocessStepResult"]["alignment"] if not v["supported"]])
-            questions = _verdict_list([
-                (v["question"], v.get("reason", ""))
-                for v in result["analyzeStepResult"]["coverage"] if not v["answered"]])
+            claims = _verdict_list(
+                [
+                    (v["claim"], v.get("reason", ""))
+                    for v in result["preprocessStepResult"]["alignment"]
+                    if not v["supported"]
+                ]
+            )
+            questions = _verdict_list(
+                [
+                    (v["question"], v.get("reason", ""))
+                    for v in result["analyzeStepResult"]["coverage"]
+                    if not v["answered"]
+                ]
+            )
         out.append(
             f'<tr><td class="num">{rank}</td><td class="id">{_esc(item["id"])}</td>'
             f'<td class="num">{_esc(_num(item["score"]))}</td>'
             f'<td class="num">{_esc(_num(item["alignment"]))}</td>'
             f'<td class="num">{_esc(_num(item["coverage"]))}</td>'
             f"<td>{_axis_tag(item['limiting_axis'])}</td><td>{claims}</td><td>{questions}</td>"
-            "</tr>")
+            "</tr>"
+        )
     out.append("</tbody></table>")
     return "\n".join(out)
 
@@ -728,40 +853,52 @@ def _lowest_html(items: Sequence[Mapping[str, Any]]) -> str:
 def _quality_html(quality: Mapping[str, Any]) -> str:
     what, left = _quality_heading(quality)
     level = _num(quality["level"] * 100)
-    out = [f'<p class="sub">Against the {_esc(what)}; {_esc(left)}.</p>',
-           '<table class="quality"><thead><tr><th>figure</th><th class="num">value</th>'
-           f'<th class="num">{level}% interval</th><th></th></tr></thead><tbody>']
+    out = [
+        f'<p class="sub">Against the {_esc(what)}; {_esc(left)}.</p>',
+        '<table class="quality"><thead><tr><th>figure</th><th class="num">value</th>'
+        f'<th class="num">{level}% interval</th><th></th></tr></thead><tbody>',
+    ]
     for name, figure, note in _quality_rows(quality):
-        out.append(f"<tr><th>{_esc(name)}</th><td class=\"num\">{_esc(_num(figure['value']))}"
-                   f'</td><td class="num">{_esc(_interval(figure))}</td>'
-                   f'<td class="why">{_esc(note)}</td></tr>')
+        out.append(
+            f'<tr><th>{_esc(name)}</th><td class="num">{_esc(_num(figure["value"]))}'
+            f'</td><td class="num">{_esc(_interval(figure))}</td>'
+            f'<td class="why">{_esc(note)}</td></tr>'
+        )
     out.append("</tbody></table>")
     if quality["kind"] == "binary":
         c = quality["confusion"]
-        out.append(f'<table class="confusion"><thead><tr><th>{_esc(quality["rule"])}</th>'
-                   '<th class="num">judged faithful</th><th class="num">judged not</th>'
-                   "</tr></thead><tbody>"
-                   f'<tr><th>labelled faithful</th><td class="num">{c["tp"]}</td>'
-                   f'<td class="num">{c["fn"]}</td></tr>'
-                   f'<tr><th>labelled not</th><td class="num">{c["fp"]}</td>'
-                   f'<td class="num">{c["tn"]}</td></tr></tbody></table>')
-    out.append(f'<p class="why">Intervals: percentile bootstrap over items, '
-               f'{quality["resamples"]} resamples, seed {quality["seed"]}. ROC AUC 0.5 is '
-               "chance; balanced accuracy is the mean of the rates on faithful and on "
-               "unfaithful items.</p>")
+        out.append(
+            f'<table class="confusion"><thead><tr><th>{_esc(quality["rule"])}</th>'
+            '<th class="num">judged faithful</th><th class="num">judged not</th>'
+            "</tr></thead><tbody>"
+            f'<tr><th>labelled faithful</th><td class="num">{c["tp"]}</td>'
+            f'<td class="num">{c["fn"]}</td></tr>'
+            f'<tr><th>labelled not</th><td class="num">{c["fp"]}</td>'
+            f'<td class="num">{c["tn"]}</td></tr></tbody></table>'
+        )
+    out.append(
+        f'<p class="why">Intervals: percentile bootstrap over items, '
+        f"{quality['resamples']} resamples, seed {quality['seed']}. ROC AUC 0.5 is "
+        "chance; balanced accuracy is the mean of the rates on faithful and on "
+        "unfaithful items.</p>"
+    )
     return "\n".join(out)
 
 
 def _failures_html(agg: Mapping[str, Any]) -> str:
     if not agg["failures"]:
         return '<p class="none">No failures.</p>'
-    out = ['<table class="failures"><thead><tr><th>id</th><th class="num">line</th>'
-           "<th>error</th><th>message</th></tr></thead><tbody>"]
+    out = [
+        '<table class="failures"><thead><tr><th>id</th><th class="num">line</th>'
+        "<th>error</th><th>message</th></tr></thead><tbody>"
+    ]
     for failure in agg["failures"]:
         error = failure["error"]
-        out.append(f'<tr><td class="id">{_esc(failure["id"])}</td>'
-                   f'<td class="num">{_esc(_num(failure["line"]))}</td>'
-                   f"<td>{_esc(error['type'])}</td><td>{_esc(error['message'])}</td></tr>")
+        out.append(
+            f'<tr><td class="id">{_esc(failure["id"])}</td>'
+            f'<td class="num">{_esc(_num(failure["line"]))}</td>'
+            f"<td>{_esc(error['type'])}</td><td>{_esc(error['message'])}</td></tr>"
+        )
     out.append("</tbody></table>")
     return "\n".join(out)
 
@@ -799,8 +936,7 @@ def render_html(items: Sequence[Mapping[str, Any]], agg: Mapping[str, Any], titl
         f'<p class="sub">{agg["count"]} items: {agg["ok"]} scored, {agg["failed"]} failed.</p>',
         "<h2>Summary</h2>",
         _summary_html(agg),
-        *(["<h2>Judge quality</h2>", _quality_html(agg["quality"])] if agg.get("quality")
-          else []),
+        *(["<h2>Judge quality</h2>", _quality_html(agg["quality"])] if agg.get("quality") else []),
         "<h2>Distribution</h2>",
         charts,
         f"<h2>Lowest scores ({len(agg['lowest'])})</h2>",
@@ -815,23 +951,33 @@ def render_html(items: Sequence[Mapping[str, Any]], agg: Mapping[str, Any], titl
     return "\n".join(body)
 
 
-def write_report(results_path: str | os.PathLike[str], html_path: str | os.PathLike[str],
-                 label: str | None = None) -> dict[str, Any]:
+def write_report(
+    results_path: str | os.PathLike[str],
+    html_path: str | os.PathLike[str],
+    label: str | None = None,
+) -> dict[str, Any]:
     """Read, aggregate and write the HTML in one call; returns the aggregate for printing."""
     results_path, html_path = Path(results_path), Path(html_path)
     items = read_results(results_path)
     agg = aggregate(items, label)
-    write_html(render_html(items, agg, f"Evaluation report: {results_path.name}"), html_path,
-               results_path)
+    write_html(
+        render_html(items, agg, f"Evaluation report: {results_path.name}"), html_path, results_path
+    )
     return agg
 
 
 def write_html(text: str, html_path: Path, results_path: Path | None = None) -> None:
     """Write atomically so a crash never leaves half a report next to a good results file."""
-    if results_path is not None and html_path.exists() and results_path.exists() \
-            and html_path.resolve() == results_path.resolve():
-        raise InputError(f"the HTML report would overwrite the results file {results_path}; "
-                         "choose another path with --html")
+    if (
+        results_path is not None
+        and html_path.exists()
+        and results_path.exists()
+        and html_path.resolve() == results_path.resolve()
+    ):
+        raise InputError(
+            f"the HTML report would overwrite the results file {results_path}; "
+            "choose another path with --html"
+        )
     directory = html_path.parent
     if not directory.is_dir():
         raise InputError(f"cannot write {html_path}: the directory {directory} does not exist")

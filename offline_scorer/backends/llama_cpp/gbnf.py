@@ -32,7 +32,9 @@ _NO_CHARS_RE = re.compile(r"^\^\[\^([^\]\\]*)\]\*\$$")
 _CONTROL_RE = re.compile(r"[\x00-\x1f]")
 _CONTROL_ESCAPES = {
     **{code: f"\\x{code:02X}" for code in range(0x20)},
-    ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t",
+    ord("\n"): "\\n",
+    ord("\r"): "\\r",
+    ord("\t"): "\\t",
 }
 
 
@@ -108,8 +110,10 @@ class _Builder:
         high = min(int(high), len(choices))
         if low > high:
             raise GrammarError(f"{name}: minItems {low} exceeds the {high} items available")
-        literals = [self.add(f"{name}-choice-{i}", _literal(_JSON.encode(choice)))
-                    for i, choice in enumerate(choices)]
+        literals = [
+            self.add(f"{name}-choice-{i}", _literal(_JSON.encode(choice)))
+            for i, choice in enumerate(choices)
+        ]
 
         def state(index: int, taken: int) -> str:
             rule = f"{name}-{index}-{taken}"

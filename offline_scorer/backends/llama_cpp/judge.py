@@ -18,8 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from offline_scorer.errors import ContextOverflowError, GenerationError, ModelError
+from offline_scorer.backends.llama_cpp import BACKEND_ID
+from offline_scorer.backends.llama_cpp.constraint import GrammarConstraint
 from offline_scorer.backends.llama_cpp.gbnf import request_grammar
+from offline_scorer.errors import ContextOverflowError, GenerationError, ModelError
 from offline_scorer.judging.protocol import (
     Completion,
     JudgeIdentity,
@@ -28,8 +30,6 @@ from offline_scorer.judging.protocol import (
     SamplingSettings,
     Usage,
 )
-from offline_scorer.backends.llama_cpp import BACKEND_ID
-from offline_scorer.backends.llama_cpp.constraint import GrammarConstraint
 from offline_scorer.models.registry import GGUF_TEMPLATE, ModelSpec, template_sha256
 
 THREADS_ENV = "OFFLINE_SCORER_THREADS"
@@ -198,7 +198,7 @@ class LlamaJudge:
         if not template:
             raise ModelError(
                 f"model {self.spec.name!r} has no chat template in its GGUF file and the "
-                "registry gives none; add chat_template = \"<jinja text>\" to its registry "
+                'registry gives none; add chat_template = "<jinja text>" to its registry '
                 "entry (offline-scorer never guesses a chat format)"
             )
         return str(template)
@@ -220,8 +220,9 @@ class LlamaJudge:
         )
 
     def render_messages(self, messages: Sequence[Message]) -> str:
-        rendered = self._formatter(messages=[{"role": m.role, "content": m.content}
-                                             for m in messages])
+        rendered = self._formatter(
+            messages=[{"role": m.role, "content": m.content} for m in messages]
+        )
         return str(rendered.prompt)
 
     def render(self, request: JudgeRequest) -> str:
@@ -286,8 +287,13 @@ class LlamaJudge:
         return p_true, allowed[is_true], allowed[~is_true]
 
     def decode(
-        self, prompt: list[int], constraint: GrammarConstraint | None, budget: int,
-        *, stop_at_eog: bool = True, verdicts: list[float] | None = None,
+        self,
+        prompt: list[int],
+        constraint: GrammarConstraint | None,
+        budget: int,
+        *,
+        stop_at_eog: bool = True,
+        verdicts: list[float] | None = None,
         guard: FreeTextGuard | None = None,
     ) -> tuple[list[int], int, bool]:
         """Greedy decoding: (tokens, how many were forced by the grammar, finished?).
@@ -341,7 +347,10 @@ class LlamaJudge:
         return generated, forced, False
 
     def generate(
-        self, step: str, messages: Sequence[Message], grammar: str | None,
+        self,
+        step: str,
+        messages: Sequence[Message],
+        grammar: str | None,
         sampling: SamplingSettings,
     ) -> Generation:
         """One model exchange; `grammar` is GBNF text (None: unconstrained)."""
@@ -361,10 +370,12 @@ class LlamaJudge:
         verdicts: list[float] = []
         guard = None
         if sampling.no_repeat_ngram and constraint is not None:
-            guard = FreeTextGuard(sampling.no_repeat_ngram,
-                                  [self.tokenize_plain(text) for text in sampling.no_copy])
-        tokens, forced, finished = self.decode(prompt, constraint, budget, verdicts=verdicts,
-                                               guard=guard)
+            guard = FreeTextGuard(
+                sampling.no_repeat_ngram, [self.tokenize_plain(text) for text in sampling.no_copy]
+            )
+        tokens, forced, finished = self.decode(
+            prompt, constraint, budget, verdicts=verdicts, guard=guard
+        )
         if not finished:
             raise GenerationError(
                 f"{step}: the answer reached its {budget}-token limit before it was complete; "
@@ -376,8 +387,9 @@ class LlamaJudge:
             text = self._rt.llama.detokenize(tokens).decode("utf-8")
         except UnicodeDecodeError:
             raise GenerationError(f"{step}: the model produced bytes that are not UTF-8") from None
-        return Generation(text, len(prompt), len(tokens), forced, time.perf_counter() - started,
-                          tuple(verdicts))
+        return Generation(
+            text, len(prompt), len(tokens), forced, time.perf_counter() - started, tuple(verdicts)
+        )
 
     def complete(self, request: JudgeRequest) -> Completion:
         grammar = request_grammar(request.output_schema)
@@ -388,8 +400,9 @@ class LlamaJudge:
             text=generation.text,
             verdict_probabilities=generation.verdict_probabilities if grammar else None,
             verdict_threshold=self.verdict_threshold if grammar else None,
-            usage=Usage(generation.prompt_tokens, generation.completion_tokens,
-                        generation.forced_tokens),
+            usage=Usage(
+                generation.prompt_tokens, generation.completion_tokens, generation.forced_tokens
+            ),
         )
 
     @property
@@ -397,8 +410,10 @@ class LlamaJudge:
         """Versions that do not enter cassette keys but are worth keeping beside a recording."""
         from importlib.metadata import version
 
-        return {"llama-cpp-python": version("llama-cpp-python"),
-                "llguidance": version("llguidance")}
+        return {
+            "llama-cpp-python": version("llama-cpp-python"),
+            "llguidance": version("llguidance"),
+        }
 
 
 def load_judge(

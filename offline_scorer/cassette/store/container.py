@@ -186,9 +186,7 @@ def _canonical(value: object, depth: int, where: str) -> object:
             items.append((str.__str__(key), item))
         items.sort(key=lambda pair: pair[0])
         return {key: _canonical(item, depth + 1, f"{where}[{key!r}]") for key, item in items}
-    raise TypeError(
-        f"{where}: {type(value).__name__} not allowed ({_ALLOWED})"
-    )
+    raise TypeError(f"{where}: {type(value).__name__} not allowed ({_ALLOWED})")
 
 
 def _pack(value: object) -> bytes:

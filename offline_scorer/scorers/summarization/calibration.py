@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from offline_scorer.report import stats as quality
 from offline_scorer.batch.datasets import DataItem, RowError
 from offline_scorer.errors import ConfigError, InputError
+from offline_scorer.report import stats as quality
 from offline_scorer.report.quality import LABEL_FIELDS as REPORT_LABELS
 from offline_scorer.report.quality import binary_label
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
@@ -51,7 +51,8 @@ class Calibration:
             "roc_auc": self.roc_auc,
             "roc_auc_ci": None if self.roc_auc_ci is None else list(self.roc_auc_ci),
             "balanced_accuracy": self.balanced_accuracy,
-            "balanced_accuracy_ci": None if self.balanced_accuracy_ci is None
+            "balanced_accuracy_ci": None
+            if self.balanced_accuracy_ci is None
             else list(self.balanced_accuracy_ci),
         }
 
@@ -134,8 +135,11 @@ def write_threshold(registry: Path, name: str, entry: Mapping[str, Any], thresho
 
     from offline_scorer.files import atomic_write_text
 
-    document = (tomlkit.parse(registry.read_text(encoding="utf-8")) if registry.is_file()
-                else tomlkit.document())
+    document = (
+        tomlkit.parse(registry.read_text(encoding="utf-8"))
+        if registry.is_file()
+        else tomlkit.document()
+    )
     models = document.setdefault("models", tomlkit.table(is_super_table=True))
     if name not in models:
         table = tomlkit.table()
@@ -147,5 +151,6 @@ def write_threshold(registry: Path, name: str, entry: Mapping[str, Any], thresho
         registry.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(registry, tomlkit.dumps(document))
     except OSError as error:
-        raise ConfigError(f"cannot write model registry {registry}: "
-                          f"{error.strerror or error}") from None
+        raise ConfigError(
+            f"cannot write model registry {registry}: {error.strerror or error}"
+        ) from None

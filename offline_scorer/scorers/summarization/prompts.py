@@ -14,9 +14,17 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from offline_scorer.scorers.summarization.grounding import QUESTION_FRAME, claims_of, question_candidates
 from offline_scorer.judging.protocol import JudgeRequest, Message, SamplingSettings
-from offline_scorer.scorers.summarization.schemas import coverage_schema, preprocess_schema, reason_schema
+from offline_scorer.scorers.summarization.grounding import (
+    QUESTION_FRAME,
+    claims_of,
+    question_candidates,
+)
+from offline_scorer.scorers.summarization.schemas import (
+    coverage_schema,
+    preprocess_schema,
+    reason_schema,
+)
 
 SYSTEM = """You are a strict, careful judge of summaries. You answer with JSON only.
 Rules you always follow:
@@ -78,8 +86,13 @@ def _request(
         step=step,
         messages=(Message("system", SYSTEM), Message("user", user)),
         output_schema=schema,
-        sampling=SamplingSettings(temperature=0.0, seed=SEED, max_tokens=max_tokens,
-                                  no_repeat_ngram=NO_REPEAT_NGRAM, no_copy=no_copy),
+        sampling=SamplingSettings(
+            temperature=0.0,
+            seed=SEED,
+            max_tokens=max_tokens,
+            no_repeat_ngram=NO_REPEAT_NGRAM,
+            no_copy=no_copy,
+        ),
     )
 
 
@@ -91,8 +104,11 @@ def preprocess_request(source: str, summary: str, max_questions: int) -> JudgeRe
     claims = claims_of(summary)  # a blank summary has none, and the grammar admits none
     candidates = question_candidates(source)
     user = _PREPROCESS.format(
-        source=source, summary=summary, claims=_listed(claims, "(no claims)"),
-        count=min(max_questions, len(candidates)), frame=QUESTION_FRAME,
+        source=source,
+        summary=summary,
+        claims=_listed(claims, "(no claims)"),
+        count=min(max_questions, len(candidates)),
+        frame=QUESTION_FRAME,
     )
     schema = preprocess_schema(claims, candidates, max_questions)
     return _request("preprocess", user, schema, PREPROCESS_MAX_TOKENS)
@@ -109,5 +125,10 @@ def instructions(template: str) -> tuple[str, ...]:
 
 
 def reason_request(facts: str) -> JudgeRequest:
-    return _request("reason", _REASON.format(facts=facts), reason_schema(), REASON_MAX_TOKENS,
-                    no_copy=instructions(_REASON))
+    return _request(
+        "reason",
+        _REASON.format(facts=facts),
+        reason_schema(),
+        REASON_MAX_TOKENS,
+        no_copy=instructions(_REASON),
+    )

@@ -7,8 +7,8 @@ import json.encoder
 from dataclasses import dataclass
 from typing import Any
 
-from offline_scorer.scorers.summarization.schemas import ClaimVerdict, QuestionVerdict
 from offline_scorer.scorers.summarization.rule import ScoreOutcome
+from offline_scorer.scorers.summarization.schemas import ClaimVerdict, QuestionVerdict
 
 
 @dataclass(frozen=True)
@@ -54,8 +54,11 @@ class VerdictProbabilities:
         return cls(threshold, fit(supported, claims), fit(answered, asked))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"threshold": self.threshold, "alignment": list(self.alignment),
-                "coverage": list(self.coverage)}
+        return {
+            "threshold": self.threshold,
+            "alignment": list(self.alignment),
+            "coverage": list(self.coverage),
+        }
 
     @property
     def min_supported(self) -> float | None:
@@ -90,7 +93,8 @@ class ScorerResult:
                     for v in self.analyze_step_result.coverage
                 ]
             },
-            "verdictProbabilities": None if self.verdict_probabilities is None
+            "verdictProbabilities": None
+            if self.verdict_probabilities is None
             else self.verdict_probabilities.to_dict(),
         }
 
@@ -146,8 +150,13 @@ RESULT_JSON_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "additionalProperties": False,
-    "required": ["score", "reason", "preprocessStepResult", "analyzeStepResult",
-                 "verdictProbabilities"],
+    "required": [
+        "score",
+        "reason",
+        "preprocessStepResult",
+        "analyzeStepResult",
+        "verdictProbabilities",
+    ],
     "properties": {
         "score": {"type": "number", "minimum": 0},
         "reason": {"type": "string"},

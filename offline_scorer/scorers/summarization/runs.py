@@ -107,9 +107,7 @@ def resolve_source(run_input: Any, output: Any, options: ScorerOptions) -> str:
         try:
             source = options.source_extractor(run_input, output)
         except Exception as error:
-            raise InputError(
-                f"source_extractor raised {type(error).__name__}: {error}"
-            ) from error
+            raise InputError(f"source_extractor raised {type(error).__name__}: {error}") from error
         if not isinstance(source, str):
             raise InputError(
                 f"source_extractor must return a string, it returned {type(source).__name__}"

@@ -108,9 +108,7 @@ def preprocess_schema(
     alignment = schema["properties"]["alignment"]
     item = alignment.pop("items")
     properties = item["properties"]
-    prefix = [
-        {**item, "properties": {**properties, "claim": {"const": claim}}} for claim in claims
-    ]
+    prefix = [{**item, "properties": {**properties, "claim": {"const": claim}}} for claim in claims]
     alignment.update(prefixItems=prefix, items=False, minItems=len(prefix), maxItems=len(prefix))
     count = min(max_questions, len(candidates))
     schema["properties"]["questions"] = {

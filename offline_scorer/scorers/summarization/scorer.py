@@ -11,9 +11,9 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from offline_scorer.scorers.summarization import prompts
 from offline_scorer.errors import GenerationError
 from offline_scorer.judging.protocol import Completion, Judge, JudgeRequest, as_completion
+from offline_scorer.scorers.summarization import prompts
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.reason import compose_reason, facts
 from offline_scorer.scorers.summarization.result import (
@@ -22,9 +22,13 @@ from offline_scorer.scorers.summarization.result import (
     ScorerResult,
     VerdictProbabilities,
 )
-from offline_scorer.scorers.summarization.runs import resolve_source, resolve_summary, split_run
-from offline_scorer.scorers.summarization.schemas import CoverageOutput, PreprocessOutput, ReasonOutput
 from offline_scorer.scorers.summarization.rule import align_verdicts, score_verdicts
+from offline_scorer.scorers.summarization.runs import resolve_source, resolve_summary, split_run
+from offline_scorer.scorers.summarization.schemas import (
+    CoverageOutput,
+    PreprocessOutput,
+    ReasonOutput,
+)
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -109,9 +113,12 @@ class SummarizationScorer:
         if supported_p is not None or answered_p is not None:
             probabilities = VerdictProbabilities.aligned(
                 pre_completion.verdict_threshold
-                if supported_p is not None else cov_completion.verdict_threshold,
+                if supported_p is not None
+                else cov_completion.verdict_threshold,
                 supported_p[: len(claims)] if supported_p is not None else None,
-                answered_p, len(claims), len(asked),
+                answered_p,
+                len(claims),
+                len(asked),
             )
         return ScorerResult(
             score=outcome.score,
