@@ -92,16 +92,16 @@ def machine_facts(judge) -> dict:
 
 def time_prompt_eval(judge, prompt: list[int]) -> float:
     started = time.perf_counter()
-    judge._eval_prompt(prompt)
+    judge.engine.eval_prompt(prompt)
     return time.perf_counter() - started
 
 
 def run_constrained(judge, prompt: list[int], grammar: str) -> dict:
     started = time.perf_counter()
-    constraint = judge._constraint(grammar, "preprocess")
+    constraint = judge.engine.constraint(grammar, "preprocess")
     build_s = time.perf_counter() - started
     started = time.perf_counter()
-    tokens, forced, finished = judge.decode(prompt, constraint, BUDGET)
+    tokens, forced, finished = judge.engine.decode(prompt, constraint, BUDGET)
     seconds = time.perf_counter() - started
     return {
         "tokens": tokens,
@@ -115,7 +115,7 @@ def run_constrained(judge, prompt: list[int], grammar: str) -> dict:
 
 def run_plain(judge, prompt: list[int], n: int) -> dict:
     started = time.perf_counter()
-    tokens, _, _ = judge.decode(prompt, None, budget=n, stop_at_eog=False)
+    tokens, _, _ = judge.engine.decode(prompt, None, budget=n, stop_at_eog=False)
     seconds = time.perf_counter() - started
     return {"n": len(tokens), "seconds": seconds}
 
@@ -126,7 +126,7 @@ def run_gbnf(judge, prompt: list[int], grammar: str, n: int, reference: list[int
         import llama_cpp
         from llama_cpp import LlamaGrammar
 
-        rt = judge._rt
+        rt = judge.engine.rt
         llama = rt.llama
         # A grammar llama.cpp cannot parse gives a NULL sampler, which llama-cpp-python would
         # add to its chain unchecked (a crash later): try it on its own first.
@@ -181,7 +181,7 @@ def ratio(a: float, b: float) -> float:
 def bench_pair(judge, pair: dict, repeat: int) -> dict:
     request = preprocess_request(pair["source"], pair["summary"], MAX_QUESTIONS)
     grammar = request_grammar(request.output_schema)
-    prompt = judge.tokenize(judge.render(request))
+    prompt = judge.engine.tokenize(judge.render(request))
     raw: dict[str, list] = {
         key: []
         for key in (
@@ -406,9 +406,9 @@ def main() -> None:
 
     # Warm-up (untimed): first-touch of the weights and the llguidance tokenizer (~0.2 s).
     first = preprocess_request(pairs[0]["source"], pairs[0]["summary"], MAX_QUESTIONS)
-    warm_prompt = judge.tokenize(judge.render(first))
-    judge._constraint(request_grammar(first.output_schema), "preprocess")
-    judge.decode(warm_prompt, None, budget=16, stop_at_eog=False)
+    warm_prompt = judge.engine.tokenize(judge.render(first))
+    judge.engine.constraint(request_grammar(first.output_schema), "preprocess")
+    judge.engine.decode(warm_prompt, None, budget=16, stop_at_eog=False)
 
     rows = []
     for index, pair in enumerate(pairs, 1):

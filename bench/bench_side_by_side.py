@@ -47,7 +47,12 @@ from machine import cpu_model, package_version  # noqa: E402  (bench/machine.py)
 from offline_scorer.backends.llama_cpp.gbnf import request_grammar  # noqa: E402
 from offline_scorer.backends.llama_cpp.judge import LlamaJudge, default_threads, load_judge  # noqa: E402
 from offline_scorer.errors import GenerationError  # noqa: E402
-from offline_scorer.judging.protocol import JudgeRequest  # noqa: E402
+from offline_scorer.judging.protocol import (  # noqa: E402
+    Completion,
+    JudgeBase,
+    JudgeIdentity,
+    JudgeRequest,
+)
 from offline_scorer.scorers.summarization.options import ScorerOptions  # noqa: E402
 from offline_scorer.scorers.summarization.prompts import (  # noqa: E402
     ANALYZE_MAX_TOKENS,
@@ -112,17 +117,17 @@ class DecodeRecord:
 
 @dataclass
 class Instrument:
-    """Wraps one judge's `decode` and `_eval_prompt` (instance attributes, same behaviour)."""
+    """Wraps one judge engine's `decode` and `eval_prompt` (instance attributes, same behaviour)."""
 
     judge: LlamaJudge
     decodes: list[DecodeRecord] = field(default_factory=list)
     prompt_evaluated: int = 0
 
     def __post_init__(self) -> None:
-        judge = self.judge
-        self.raw_decode = judge.decode
-        raw_eval_prompt = judge._eval_prompt
-        llama = judge._rt.llama
+        engine = self.judge.engine
+        self.raw_decode = engine.decode
+        raw_eval_prompt = engine.eval_prompt
+        llama = engine.llama
 
         def eval_prompt(tokens: list[int]) -> None:
             real_eval = llama.eval  # the class's method: no instance override is kept
@@ -153,30 +158,31 @@ class Instrument:
             )
             return tokens, forced, finished
 
-        judge._eval_prompt = eval_prompt
-        judge.decode = decode
+        engine.eval_prompt = eval_prompt  # type: ignore[method-assign]
+        engine.decode = decode  # type: ignore[method-assign]
 
     def reset_cache(self) -> None:
         """Start a run from an empty KV cache, so ours and the limit see the same reuse."""
-        self.judge._rt.llama.n_tokens = 0
+        self.judge.engine.llama.n_tokens = 0
 
 
-class CountingJudge:
-    """The live judge behind a counter: calls, and what each `Generation` says."""
+class CountingJudge(JudgeBase):
+    """The live judge behind a counter: calls, and the usage each completion carries."""
 
     def __init__(self, judge: LlamaJudge) -> None:
         self.judge = judge
-        self.generations: list[Any] = []
+        self.completions: list[Completion] = []
         self.calls = 0
 
-    def complete(self, request: JudgeRequest) -> str:
+    @property
+    def identity(self) -> JudgeIdentity:
+        return self.judge.identity
+
+    def complete(self, request: JudgeRequest) -> Completion:
         self.calls += 1
-        self.judge.last = None
-        try:
-            return self.judge.complete(request)
-        finally:
-            if self.judge.last is not None:
-                self.generations.append(self.judge.last)
+        completion = self.judge.complete(request)
+        self.completions.append(completion)
+        return completion
 
 
 def run_ours(judge: LlamaJudge, inst: Instrument, pairs: list[dict], repeat: int) -> list[dict]:
@@ -708,7 +714,7 @@ def main() -> None:
     started = time.perf_counter()
     # Builds the llguidance tokenizer (once per process, ~0.3 s) outside the timed region, with
     # a grammar no scorer request uses, so no cache the evaluations rely on is warmed.
-    judge._constraint(request_grammar({"type": "boolean"}), "warm-up")
+    judge.engine.constraint(request_grammar({"type": "boolean"}), "warm-up")
     ours_warmup_s = time.perf_counter() - started
     inst = Instrument(judge)
 

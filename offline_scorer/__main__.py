@@ -1,3 +1,3 @@
-from offline_scorer.cli.main import main
+from offline_scorer.cli import main
 
 main()

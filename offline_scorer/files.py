@@ -1,24 +1,57 @@
-"""Writing a file so that a crash leaves either the old bytes or the new ones, never a mix."""
+"""Reading and writing files: one atomic-write helper and one read-text helper for all modules.
+
+A crash while writing leaves either the old bytes or the new ones, never a mix.
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+from offline_scorer.errors import InputError
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Replace `path` with `text` (UTF-8): a temp file beside it, fsync, rename.
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Replace `path` with `data`: a temp file beside it, fsync, rename.
 
     A plain open (not mkstemp) so the file gets the usual umask permissions, as a file the user
     edits by hand (a registry) or shares (a report) should.
     """
     tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
     try:
-        with open(tmp, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with open(tmp, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def decode_text(data: bytes, what: str, name: str) -> str:
+    """UTF-8 text (a leading BOM dropped), or one InputError line saying how to fix it."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise InputError(
+            f"{what}: {name} is not valid UTF-8 (byte 0x{data[error.start]:02x} at offset "
+            f"{error.start}); convert it to UTF-8 first"
+        ) from None
+
+
+def read_text(path: Path, what: str) -> str:
+    """A UTF-8 text file; a missing, unreadable or non-UTF-8 file is one line naming `what`."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{what}: no such file: {path}") from None
+    except IsADirectoryError:
+        raise InputError(f"{what}: {path} is a directory, not a text file") from None
+    except OSError as error:
+        raise InputError(f"{what}: cannot read {path}: {error.strerror}") from None
+    return decode_text(data, what, str(path))

@@ -30,6 +30,20 @@ def test_dump_is_json_lines_with_texts_expanded():
     lines = [json.loads(line) for line in proc.stdout.decode().splitlines()]
     assert len(lines) == 36
     first = lines[0]
+    assert list(first) == [  # the column order is part of the output: dumps get diffed
+        "key",
+        "step",
+        "model_sha256",
+        "chat_template_sha256",
+        "backend",
+        "verdict_threshold",
+        "sampling",
+        "messages",
+        "grammar",
+        "response",
+        "verdict_probabilities",
+        "meta",
+    ]
     assert first["step"] == "preprocess"
     assert "Quillmarsh" in first["messages"][1]["content"]
     assert first["grammar"].startswith("root ::= ")

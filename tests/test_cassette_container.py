@@ -44,6 +44,7 @@ from offline_scorer.cassette.store.container import (  # noqa: E402
     repair,
     verify,
 )
+from offline_scorer.cassette.store.frames import frame  # noqa: E402
 
 WRITER = "tests"
 
@@ -376,7 +377,7 @@ def _bad_payloads() -> dict[str, bytes]:
 @pytest.mark.parametrize("case", sorted(_bad_payloads()))
 def test_strict_decoding_of_checksummed_frames(tmp_path, case):
     path = tmp_path / "c.cassette"
-    bad = container._frame(b"X", key("bad"), _bad_payloads()[case])
+    bad = frame(b"X", key("bad"), _bad_payloads()[case])
     path.write_bytes(
         encode_header(WRITER)
         + container.encode_exchange(key(1), {"ok": 1})
@@ -398,7 +399,7 @@ def test_strict_decoding_of_checksummed_frames(tmp_path, case):
 
 def test_blob_whose_text_does_not_match_its_key(tmp_path):
     path = tmp_path / "c.cassette"
-    forged = container._frame(b"B", blob_key("original"), msgpack.packb("forged"))
+    forged = frame(b"B", blob_key("original"), msgpack.packb("forged"))
     path.write_bytes(encode_header(WRITER) + forged)
     with CassetteFile.open(path, create=False) as cas, pytest.raises(CassetteCorruptError):
         cas.get_blob(blob_key("original"))
@@ -420,7 +421,7 @@ def test_not_a_cassette_and_future_versions(tmp_path):
     with pytest.raises(CassetteFormatError):
         repair(path)
     payload = msgpack.packb({"format": 2, "writer": "offline-scorer 9"})
-    path.write_bytes(MAGIC + container._frame(b"H", bytes(32), payload) + b"anything at all")
+    path.write_bytes(MAGIC + frame(b"H", bytes(32), payload) + b"anything at all")
     with pytest.raises(
         CassetteFormatError, match="unsupported cassette format version 2"
     ) as caught:
@@ -685,7 +686,7 @@ msgpack_values = st.recursive(
 )
 def test_checksummed_frames_with_arbitrary_payloads(frames):
     """Valid framing around arbitrary payloads: exercises strict decoding, not the CRC."""
-    body = b"".join(container._frame(bytes([kind]), k, payload) for kind, k, payload in frames)
+    body = b"".join(frame(bytes([kind]), k, payload) for kind, k, payload in frames)
     _run(_valid_cassette() + body)
 
 

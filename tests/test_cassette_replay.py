@@ -153,7 +153,7 @@ def test_env_var_forces_replay(monkeypatch):
 
 def _cli_replay(args, env, cwd=ROOT):
     code = block_imports_code("llama_cpp", "llguidance") + (
-        "from offline_scorer.cli.main import main\n"
+        "from offline_scorer.cli import main\n"
         "sys.argv = ['offline-scorer'] + sys.argv[1:]\n"
         "main()\n"
     )

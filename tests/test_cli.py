@@ -111,7 +111,7 @@ def test_live_run_without_the_runtime_is_a_clear_error(tmp_path):
     from tests.conftest import block_imports_code
 
     code = block_imports_code("llama_cpp", "llguidance", "numpy") + (
-        "from offline_scorer.cli.main import main\n"
+        "from offline_scorer.cli import main\n"
         "sys.argv = ['offline-scorer'] + sys.argv[1:]\n"
         "main()\n"
     )

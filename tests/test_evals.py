@@ -16,7 +16,9 @@ import pytest
 
 from offline_scorer import create_summarization_scorer
 from offline_scorer.batch.datasets import DataItem, load_dataset
-from offline_scorer.batch.run import dump_line, run_evals, with_metadata
+from offline_scorer.batch.results import with_metadata
+from offline_scorer.batch.run import run_evals
+from offline_scorer.jsontext import line as dump_line
 from tests.conftest import FIXTURES, ROOT, block_imports_code, replay_env
 from tests.helpers import scripted
 
@@ -179,7 +181,7 @@ def test_the_shared_dev_set_loads_without_errors():
 
 def eval_cli(*args, env, cwd=ROOT):
     code = block_imports_code("llama_cpp", "llguidance") + (
-        "from offline_scorer.cli.main import main\n"
+        "from offline_scorer.cli import main\n"
         "sys.argv = ['offline-scorer'] + sys.argv[1:]\n"
         "main()\n"
     )

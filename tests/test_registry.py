@@ -81,8 +81,8 @@ def test_digest_cache_hashes_once_and_again_after_a_change(tmp_path, monkeypatch
 
 def test_spinner_wraps_any_judge_and_cleans_its_line():
     stream = io.StringIO()
-    judge = SpinnerJudge(scripted([True], 1, [True]), "model-x", stream)
+    judge = SpinnerJudge(scripted([True], 1, [True]), "model-x", 3, stream)
     request = JudgeRequest(step="reason", messages=(Message("user", "hi"),))
-    assert judge.complete(request).startswith("{")
+    assert judge.complete(request).text.startswith("{")
     assert "model-x: reason (1/3)" in stream.getvalue()
     assert stream.getvalue().endswith("\r")

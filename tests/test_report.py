@@ -10,13 +10,7 @@ from click.testing import CliRunner
 
 from offline_scorer.cli.report import report
 from offline_scorer.errors import InputError
-from offline_scorer.report.summary import (
-    aggregate,
-    format_table,
-    read_results,
-    render_html,
-    write_report,
-)
+from offline_scorer.report import aggregate, format_table, read_results, render_html, write_report
 
 
 def axis_of(alignment, coverage):
@@ -430,3 +424,82 @@ def test_cli_errors_are_input_errors(tmp_path, sample):
     result = CliRunner().invoke(report, [str(good), "--html", str(tmp_path / "no" / "x.html")])
     assert isinstance(result.exception, InputError)
     assert "does not exist" in str(result.exception)
+
+
+def scored(item_id, **axes):
+    """An ok item of a scorer with other axes than alignment and coverage (no verdicts)."""
+    score = min(axes.values())
+    lowest = [axis for axis, value in axes.items() if value == score]
+    limiting = ("none" if score >= 1 else "both") if len(lowest) > 1 else lowest[0]
+    return {
+        "id": item_id,
+        "line": None,
+        "digest": "d" * 64,
+        "status": "ok",
+        "score": score,
+        **axes,
+        "limiting_axis": limiting,
+        "result": None,
+        "error": None,
+    }
+
+
+def test_axes_are_named_by_the_lines():
+    gone = {key: None for key in scored("c", fluency=0, accuracy=0)}
+    gone.update(id="c", digest="e" * 64, status="error", error={"type": "E", "message": "m"})
+    items = [scored("a", fluency=0.5, accuracy=0.75), scored("b", fluency=1, accuracy=0.25), gone]
+    agg = aggregate(items)
+    assert agg["fluency_mean"] == 0.75 and agg["accuracy_mean"] == 0.5
+    assert "alignment_mean" not in agg
+    assert agg["limited_by"] == {"fluency": 1, "accuracy": 1, "both": 0, "none": 0}
+    assert agg["lowest"][0] == {
+        "id": "b",
+        "score": 0.25,
+        "fluency": 1,
+        "accuracy": 0.25,
+        "limiting_axis": "accuracy",
+    }
+    table = format_table(agg)
+    assert "fluency      mean 0.75\naccuracy     mean 0.5\n" in table
+    assert "limited by   fluency 1   accuracy 1   both 0   none 0" in table
+    assert "#  id  score  fluency  accuracy  limited by" in table
+    assert "alignment" not in table and "coverage" not in table
+
+    page = render_html(items, agg, "t", verdicts=())
+    assert "alignment" not in page and "coverage" not in page
+    assert '<th class="num">fluency</th><th class="num">accuracy</th>' in page
+    assert ">Fluency against accuracy, one point per item</title>" in page
+    assert "svg .zone-accuracy { fill: #0072b2;" in page
+    assert "limited by accuracy and points below it by fluency" in page
+
+
+def test_axes_parameter_sets_order_and_choice(sample):
+    agg = aggregate(sample, axes=("coverage", "alignment"))
+    assert list(agg)[7:9] == ["coverage_mean", "alignment_mean"]
+    assert format_table(agg).index("coverage     mean") < format_table(agg).index("alignment")
+    assert format_table(aggregate(sample), axes=("alignment",)).count("coverage     mean") == 0
+
+
+def test_three_axes_draw_no_scatter_and_one_axis_works():
+    three = [scored("a", x=0.5, y=1, z=0.75), scored("b", x=1, y=1, z=1)]
+    page = render_html(three, aggregate(three), "t", verdicts=())
+    assert page.count("<figure>") == 1 and "all at top" not in page
+    one = [scored("a", only=0.5)]
+    assert "only         mean 0.5" in format_table(aggregate(one))
+    assert render_html(one, aggregate(one), "t").count("<figure>") == 1
+
+
+def test_axis_names_from_the_file_are_escaped():
+    items = [scored("a", **{"<b>up</b>": 0.5, "a\x1bb": 1})]
+    page = render_html(items, aggregate(items), "t", verdicts=())
+    assert "<b>up</b>" not in page and "&lt;b&gt;up&lt;/b&gt;" in page
+    assert re.search(r'class="zone-[A-Za-z0-9_-]+"', page)
+    assert "\x1b" not in page and "\x1b" not in format_table(aggregate(items))
+
+
+def test_a_line_lacking_an_axis_is_an_input_error(sample):
+    items = [scored("a", fluency=0.5, accuracy=1), sample[0]]
+    with pytest.raises(InputError, match="results line 2 lacks the axis 'fluency'"):
+        aggregate(items)
+    with pytest.raises(InputError, match="cannot be called 'both'"):
+        aggregate([scored("a", both=0.5, accuracy=1)])

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from offline_scorer.cli.report import report
 from offline_scorer.errors import InputError
+from offline_scorer.report import aggregate, format_table, read_results, render_html
 from offline_scorer.report.quality import binary_label, judge_quality, numeric_label
-from offline_scorer.report.summary import aggregate, format_table, read_results, render_html
 from tests.test_report import failed, ok, write_jsonl
 
 
@@ -308,25 +308,31 @@ def with_probabilities(value):
     ("bad", "fragment"),
     [
         ({**labelled("m", 1, 1, {}), "metadata": ["faithful"]}, "'metadata' must be an object"),
-        (with_probabilities([0.5]), "must be an object or null, found an array"),
+        (
+            with_probabilities([0.5]),
+            "verdictProbabilities': Input should be an object, found [0.5]",
+        ),
         (with_probabilities({"alignment": [0.5], "coverage": []}), "'threshold'"),
         (
             with_probabilities({"threshold": "high", "alignment": [0.5], "coverage": []}),
-            "'threshold'",
+            "verdictProbabilities.threshold': Input should be a valid number",
         ),
         (
             with_probabilities({"threshold": None, "alignment": [1.5], "coverage": []}),
-            "verdictProbabilities'.alignment must be an array of numbers from 0 to 1 or null",
+            "verdictProbabilities.alignment.0': Input should be less than or equal to 1, found 1.5",
         ),
         (
             with_probabilities({"threshold": None, "alignment": [True], "coverage": []}),
-            ".alignment must be an array",
+            "verdictProbabilities.alignment.0': Input should be a valid number, found true",
         ),
         (
             with_probabilities({"threshold": None, "alignment": [0.5, 0.5], "coverage": []}),
             ".alignment has 2 entries for 1 alignment verdicts",
         ),
-        (with_probabilities({"threshold": 0.5, "alignment": [0.5]}), ".coverage must be an array"),
+        (
+            with_probabilities({"threshold": 0.5, "alignment": [0.5]}),
+            "verdictProbabilities' lacks 'coverage'",
+        ),
     ],
 )
 def test_malformed_metadata_and_probabilities_are_refused(tmp_path, bad, fragment):

@@ -7,24 +7,17 @@ would fail every item, so they stop the run.
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from offline_scorer.batch.datasets import DataItem, RowError, digest, item_from_mapping
+from offline_scorer.batch.results import ItemError, ResultsLine
 from offline_scorer.errors import InputError, ModelError, OfflineScorerError
-from offline_scorer.scorers.summarization.result import ScorerResult
-from offline_scorer.scorers.summarization.scorer import SummarizationScorer
+from offline_scorer.scorers.protocol import Scorer, ScoreResult
 
 Target = Callable[[Any], Any]
-
-
-@dataclass(frozen=True)
-class ItemError:
-    type: str
-    message: str
 
 
 @dataclass(frozen=True)
@@ -32,57 +25,37 @@ class ItemResult:
     id: str
     line: int | None
     digest: str
-    results: Mapping[str, ScorerResult] = field(default_factory=dict)
+    results: Mapping[str, ScoreResult] = field(default_factory=dict)
     error: ItemError | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
+    axes: tuple[str, ...] = ()  # the scorer's axis names, null in a failed item's line
 
     @property
     def ok(self) -> bool:
         return self.error is None
 
     def to_line(self, scorer: str | None = None) -> str:
-        """The results-file line for one scorer: fixed key order, one line, stable bytes."""
+        """The results-file line for one scorer (the first by default)."""
         result = self.results.get(scorer or next(iter(self.results), "")) if self.ok else None
-        outcome = result.outcome if result is not None else None
-        record = {
-            "id": self.id,
-            "line": self.line,
-            "digest": self.digest,
-            "status": "ok" if result is not None else "error",
-            "score": result.score if result is not None else None,
-            "alignment": outcome.alignment if outcome is not None else None,
-            "coverage": outcome.coverage if outcome is not None else None,
-            "limiting_axis": outcome.limiting_axis if outcome is not None else None,
-            "result": result.to_dict() if result is not None else None,
-            "error": None
-            if self.error is None
-            else {"type": self.error.type, "message": self.error.message},
-            "metadata": dict(self.metadata),
-        }
-        return dump_line(record)
-
-
-def dump_line(record: Mapping[str, Any]) -> str:
-    """The bytes of a results line (compact JSON, UTF-8 text kept as is)."""
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-
-
-def with_metadata(record: Mapping[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """A parsed results line with its "metadata" set, in its place right after "error".
-
-    `--resume` uses it to bring kept lines up to date: lines written before results lines had
-    metadata lack the key, and a row's metadata may have been edited since (it never changes a
-    score, so the line is still valid).
-    """
-    out: dict[str, Any] = {}
-    for key, value in record.items():
-        if key == "metadata":
-            continue
-        out[key] = value
-        if key == "error":
-            out["metadata"] = dict(metadata)
-    out.setdefault("metadata", dict(metadata))
-    return out
+        if result is None:
+            return ResultsLine(
+                self.id,
+                self.line,
+                self.digest,
+                axes=dict.fromkeys(self.axes),
+                error=self.error,
+                metadata=self.metadata,
+            ).to_line()
+        return ResultsLine(
+            self.id,
+            self.line,
+            self.digest,
+            score=result.score,
+            axes=result.axes,
+            limiting_axis=result.limiting_axis,
+            result=result.to_dict(),
+            metadata=self.metadata,
+        ).to_line()
 
 
 @dataclass
@@ -105,10 +78,10 @@ class EvalRun:
         return {"totalItems": len(self.items), "failed": failed}
 
 
-def scorer_names(scorers: Sequence[SummarizationScorer]) -> list[str]:
+def scorer_names(scorers: Sequence[Scorer]) -> list[str]:
     names: list[str] = []
     for scorer in scorers:
-        base = getattr(scorer, "name", "summarization")
+        base = scorer.name
         name, n = base, 2
         while name in names:
             name, n = f"{base}-{n}", n + 1
@@ -116,21 +89,9 @@ def scorer_names(scorers: Sequence[SummarizationScorer]) -> list[str]:
     return names
 
 
-def item_context(scorers: Sequence[SummarizationScorer]) -> list[Any]:
+def item_context(scorers: Sequence[Scorer]) -> list[Any]:
     """What besides an item's content decides its results: options and judge identities."""
-    context: list[Any] = []
-    for scorer in scorers:
-        identity = getattr(scorer.judge, "identity", None)
-        context.append(
-            [
-                scorer.options.max_questions,
-                scorer.options.scale,
-                None
-                if identity is None
-                else [identity.model_sha256, identity.chat_template_sha256, identity.backend],
-            ]
-        )
-    return context
+    return [scorer.context() for scorer in scorers]
 
 
 def as_item(row: Any, index: int) -> DataItem | RowError:
@@ -159,14 +120,16 @@ def item_digest(item: DataItem | RowError, context: Sequence[Any]) -> str:
 
 def evaluate_item(
     item: DataItem | RowError,
-    scorers: Sequence[SummarizationScorer],
+    scorers: Sequence[Scorer],
     names: Sequence[str],
     context: Sequence[Any],
     target: Target | None = None,
 ) -> ItemResult:
     key = item_digest(item, context)
+    axes = scorers[0].axes
     if isinstance(item, RowError):
-        return ItemResult(item.id, item.line, key, error=ItemError("InputError", item.message))
+        error = ItemError("InputError", item.message)
+        return ItemResult(item.id, item.line, key, error=error, axes=axes)
     meta = item.metadata
     try:
         if target is not None:
@@ -188,6 +151,7 @@ def evaluate_item(
             key,
             error=ItemError(type(error).__name__, str(error)),
             metadata=meta,
+            axes=axes,
         )
     except Exception as error:  # a user's target failing is that item's failure
         if target is None:
@@ -198,14 +162,15 @@ def evaluate_item(
             key,
             metadata=meta,
             error=ItemError(type(error).__name__, f"target raised: {error}"),
+            axes=axes,
         )
-    return ItemResult(item.id, item.line, key, results=results, metadata=meta)
+    return ItemResult(item.id, item.line, key, results=results, metadata=meta, axes=axes)
 
 
 def run_evals(
     *,
     data: Iterable[Any],
-    scorers: Sequence[SummarizationScorer],
+    scorers: Sequence[Scorer],
     target: Target | None = None,
     on_item_complete: Callable[[ItemResult], None] | None = None,
     fail_fast: bool = False,

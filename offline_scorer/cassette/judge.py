@@ -1,64 +1,39 @@
 """`CassetteJudge`: a judge that replays recorded exchanges and records live ones.
 
-The scorer cannot tell it from a live model. Modes follow vcrpy's record modes:
-
-- replay: answer only from the cassette, never touch the model; a miss is an error.
-- auto:   replay what is recorded, run the model for the rest and record it.
-- record: always run the model, and record every exchange.
-- off:    run the model, record nothing.
+The scorer cannot tell it from a live model. The record modes (vcrpy's) are in `modes`; they
+are re-exported here because callers import them from this module.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from offline_scorer.cassette.key import key_parts
 from offline_scorer.cassette.miss import describe_miss
+from offline_scorer.cassette.modes import MODE_ENV, RecordMode, forced_mode, parse_mode
 from offline_scorer.cassette.records import response_completion, to_payload
-from offline_scorer.cassette.store.container import CassetteFile
-from offline_scorer.errors import CassetteMissError, ConfigError
+from offline_scorer.cassette.store.file import CassetteFile
+from offline_scorer.errors import CassetteMissError
 from offline_scorer.judging.protocol import (
     Completion,
     Judge,
+    JudgeBase,
     JudgeIdentity,
     JudgeRequest,
     as_completion,
 )
 
-MODE_ENV = "OFFLINE_SCORER_RECORD_MODE"
-
-
-class RecordMode(StrEnum):
-    REPLAY = "replay"
-    AUTO = "auto"
-    RECORD = "record"
-    OFF = "off"
-
-
-def parse_mode(value: str, origin: str) -> RecordMode:
-    try:
-        return RecordMode(value.strip().lower())
-    except ValueError:
-        choices = ", ".join(m.value for m in RecordMode)
-        raise ConfigError(
-            f"{origin}: unknown record mode {value!r}; use one of {choices}"
-        ) from None
-
-
-def forced_mode() -> RecordMode | None:
-    """The mode `$OFFLINE_SCORER_RECORD_MODE` forces on every command (for CI), if set."""
-    value = os.environ.get(MODE_ENV)
-    return parse_mode(value, MODE_ENV) if value else None
-
+__all__ = ["MODE_ENV", "CassetteJudge", "LiveFactory", "RecordMode", "forced_mode", "parse_mode"]
 
 LiveFactory = Callable[[], Judge]
 
 
-class CassetteJudge:
+class CassetteJudge(JudgeBase):
+    """Answers from a cassette, and records what a live judge answers, as its mode says."""
+
     def __init__(
         self,
         path: str | os.PathLike[str],
@@ -69,7 +44,7 @@ class CassetteJudge:
     ) -> None:
         self.path = Path(path)
         self.mode = RecordMode(mode)
-        self.identity = identity
+        self._identity = identity
         self._live = live
         self.hits = 0
         self.recorded = 0
@@ -84,6 +59,11 @@ class CassetteJudge:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self.cassette = CassetteFile(self.path, create=self.mode is not RecordMode.REPLAY)
 
+    @property
+    def identity(self) -> JudgeIdentity:
+        """The identity keys are computed with (the live judge's, or the registry's pins)."""
+        return self._identity
+
     def live_judge(self) -> Judge:
         if self._live is None:
             raise CassetteMissError("no live model is available to record with")
@@ -91,9 +71,9 @@ class CassetteJudge:
             self._live = self._live()
         return self._live
 
-    def complete(self, request: JudgeRequest) -> str | Completion:
+    def complete(self, request: JudgeRequest) -> Completion:
         if self.cassette is None:
-            return self.live_judge().complete(request)
+            return as_completion(self.live_judge().complete(request))
         parts = key_parts(request, self.identity)
         key = parts.digest()
         if self.mode in (RecordMode.REPLAY, RecordMode.AUTO):
@@ -125,8 +105,8 @@ def _meta(live: Judge, completion: Completion) -> Mapping[str, Any]:
     same exchanges in the same order writes the same bytes.
     """
     meta: dict[str, Any] = {}
-    versions = getattr(live, "runtime_versions", None)
-    if isinstance(versions, Mapping):
+    versions = live.runtime_versions()
+    if versions:  # a judge without a runtime (scripted, adapted) records none
         meta["runtime"] = dict(versions)
     if completion.usage is not None:
         meta["prompt_tokens"] = completion.usage.prompt_tokens

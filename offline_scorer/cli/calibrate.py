@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from offline_scorer.cli.options import judge_options, judge_settings
-from offline_scorer.errors import InputError
+from offline_scorer.errors import ConfigError, InputError
 
 
 def _interval(ci: tuple[float, float] | None) -> str:
@@ -50,28 +50,36 @@ def calibrate_command(
     the model's verdict threshold to the one that best separates faithful from unfaithful."""
     from tqdm import tqdm
 
+    from offline_scorer.backends import get_backend
     from offline_scorer.batch.datasets import load_dataset
     from offline_scorer.judging.open import open_judge
-    from offline_scorer.models.registry import SHIPPED_REGISTRY, user_registry_path
+    from offline_scorer.models.registry import SHIPPED_REGISTRY, load_registry
     from offline_scorer.scorers.summarization.calibration import calibrate, collect, write_threshold
     from offline_scorer.scorers.summarization.options import ScorerOptions
     from offline_scorer.scorers.summarization.scorer import SummarizationScorer
+    from offline_scorer.settings import user_registry_path
 
     if write_shipped and dry_run:
         raise InputError("--write-shipped and --dry-run contradict each other; give one of them")
     rows = load_dataset(labelled)
     if not rows:
         raise InputError(f"{labelled} has no rows")
-    judge, spec = open_judge(judge_settings(**judge_options_))
-    scorer = SummarizationScorer(judge, ScorerOptions(max_questions=max_questions))
-    bar = tqdm(total=len(rows), unit="pair", disable=not sys.stderr.isatty(), file=sys.stderr)
-    try:
-        items, skipped = collect(rows, scorer, on_item=lambda: _advance(bar))
-    finally:
-        bar.close()
-        close = getattr(judge, "close", None)
-        if callable(close):
-            close()
+    settings = judge_settings(**judge_options_)
+    spec = load_registry().resolve(settings.model)
+    backend = get_backend(settings.backend or spec.backend)
+    if not backend.verdict_probabilities:
+        raise ConfigError(
+            f"the {backend.name} backend gives no verdict probabilities, so it cannot be "
+            "calibrated; calibrate with --backend llama_cpp (the default)"
+        )
+    judge, spec = open_judge(settings)
+    with judge:
+        scorer = SummarizationScorer(judge, ScorerOptions(max_questions=max_questions))
+        bar = tqdm(total=len(rows), unit="pair", disable=not sys.stderr.isatty(), file=sys.stderr)
+        try:
+            items, skipped = collect(rows, scorer, on_item=lambda: _advance(bar))
+        finally:
+            bar.close()
     result = calibrate(items, skipped)
     target = (
         None if dry_run else (SHIPPED_REGISTRY.resolve() if write_shipped else user_registry_path())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from collections import Counter
@@ -11,8 +10,10 @@ from typing import Any
 
 import click
 
+from offline_scorer.cassette.fields import DUMPED, sampling_settings
 from offline_scorer.cassette.records import Exchange, from_payload
-from offline_scorer.cassette.store.container import CassetteFile, repair, verify
+from offline_scorer.cassette.store.file import CassetteFile
+from offline_scorer.cassette.store.salvage import repair, verify
 from offline_scorer.errors import InputError, OfflineScorerError
 
 _path = click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
@@ -71,13 +72,7 @@ def dump(path: Path) -> None:
             record: dict[str, Any] = {
                 "key": ex.key.hex(),
                 "step": ex.step,
-                "model_sha256": ex.parts.model_sha256,
-                "chat_template_sha256": ex.parts.chat_template_sha256,
-                "backend": ex.parts.backend,
-                "verdict_threshold": ex.parts.verdict_threshold,
-                "sampling": dict(ex.parts.sampling),
-                "messages": [{"role": r, "content": c} for r, c in ex.parts.messages],
-                "grammar": ex.parts.grammar,
+                **{field.name: field.show(getattr(ex.parts, field.name)) for field in DUMPED},
                 "response": ex.text,
                 "verdict_probabilities": None
                 if ex.completion.verdict_probabilities is None
@@ -121,7 +116,8 @@ def verify_command(path: Path, live: bool, threads: int | None) -> None:
 
 def _verify_live(cas: CassetteFile, threads: int | None) -> None:
     from offline_scorer.backends.llama_cpp.judge import LlamaJudge
-    from offline_scorer.judging.protocol import Message, SamplingSettings
+    from offline_scorer.cassette.miss import identity_differences
+    from offline_scorer.judging.protocol import Message
     from offline_scorer.models.registry import load_registry
 
     registry = load_registry()
@@ -138,25 +134,16 @@ def _verify_live(cas: CassetteFile, threads: int | None) -> None:
             continue
         threshold = ex.parts.verdict_threshold
         if threshold is not None:
-            spec = dataclasses.replace(spec, verdict_threshold=threshold)
+            spec = spec.model_copy(update={"verdict_threshold": threshold})
         judge = judges.get((spec.name, threshold)) or judges.setdefault(
             (spec.name, threshold), LlamaJudge(spec, threads=threads)
         )
-        if (
-            judge.identity.chat_template_sha256 != ex.parts.chat_template_sha256
-            or judge.identity.backend != ex.parts.backend
-        ):
-            drifted.append(f"{ex.key.hex()[:12]} {ex.step}: template or backend changed")
+        changed = identity_differences(ex.parts, judge.identity)
+        if changed:
+            drifted.append(f"{ex.key.hex()[:12]} {ex.step}: " + "; ".join(changed))
             continue
-        sampling = dict(ex.parts.sampling)
-        settings = SamplingSettings(
-            temperature=sampling["temperature"],
-            seed=sampling["seed"] or 0,
-            max_tokens=sampling["max_tokens"],
-            no_repeat_ngram=sampling.get("no_repeat_ngram", 0),
-            no_copy=tuple(sampling.get("no_copy", ())),
-        )
         messages = [Message(role, content) for role, content in ex.parts.messages]
+        settings = sampling_settings(ex.parts.sampling)
         generation = judge.generate(ex.step, messages, ex.parts.grammar, settings)
         text = generation.text
         recorded_p = ex.completion.verdict_probabilities

@@ -8,6 +8,26 @@ from typing import Any
 import click
 
 from offline_scorer.cassette.judge import RecordMode
+from offline_scorer.scorers.summarization.options import DEFAULT_MAX_QUESTIONS
+from offline_scorer.settings import CASSETTE_ENV, THREADS_ENV
+
+
+def scorer_options(command: Any) -> Any:
+    """The summarization scorer's options, shared by `score` and `eval`."""
+    command = click.option(
+        "--scale",
+        type=float,
+        default=1.0,
+        show_default=True,
+        help="The score is multiplied by this.",
+    )(command)
+    return click.option(
+        "--max-questions",
+        type=int,
+        default=DEFAULT_MAX_QUESTIONS,
+        show_default=True,
+        help="Upper bound on coverage questions.",
+    )(command)
 
 
 def judge_options(command: Any) -> Any:
@@ -22,10 +42,17 @@ def judge_options(command: Any) -> Any:
                 help="Registry name, or a path to a .gguf file.",
             ),
             click.option(
+                "--backend",
+                default=None,
+                help="How to run the model: llama_cpp (default) or outlines; "
+                "default: the registry entry's backend.",
+            ),
+            click.option(
                 "--threads",
                 type=click.IntRange(min=1),
                 default=None,
-                help="CPU threads (default: $OFFLINE_SCORER_THREADS, else all cores).",
+                envvar=THREADS_ENV,
+                help=f"CPU threads (default: ${THREADS_ENV}, else all cores).",
             ),
             click.option(
                 "--context-size",
@@ -43,8 +70,9 @@ def judge_options(command: Any) -> Any:
                 "--cassette",
                 type=click.Path(dir_okay=False, path_type=Path),
                 default=None,
+                envvar=CASSETTE_ENV,
                 help="Cassette file for recording and replay "
-                "(default: $OFFLINE_SCORER_CASSETTE, else the user data dir).",
+                f"(default: ${CASSETTE_ENV}, else the user data dir).",
             ),
             click.option(
                 "--record-mode",
@@ -64,6 +92,7 @@ def judge_options(command: Any) -> Any:
 def judge_settings(
     *,
     model: str,
+    backend: str | None,
     threads: int | None,
     context_size: int | None,
     gpu_layers: int | None,
@@ -78,6 +107,7 @@ def judge_settings(
         click.echo(f"note: {note}", err=True)
     return JudgeSettings(
         model=model,
+        backend=backend,
         threads=threads,
         context_size=context_size,
         gpu_layers=gpu_layers,

@@ -11,13 +11,7 @@ from pathlib import Path
 import click
 
 from offline_scorer.errors import InputError
-from offline_scorer.report.summary import (
-    aggregate,
-    format_table,
-    read_results,
-    render_html,
-    write_html,
-)
+from offline_scorer.report import aggregate, format_table, read_results, render_html, write_html
 
 
 @click.command("report")

@@ -6,37 +6,23 @@ digests, so a cassette replays on a machine without the model file or llama-cpp-
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from platformdirs import user_data_dir
-
-from offline_scorer.backends.llama_cpp import BACKEND_ID
+from offline_scorer.backends import Backend, LoadOptions, get_backend
 from offline_scorer.cassette.judge import CassetteJudge, RecordMode, forced_mode
 from offline_scorer.errors import ModelError
 from offline_scorer.judging.protocol import Judge, JudgeIdentity
 from offline_scorer.models.registry import ModelSpec, load_registry
-
-if TYPE_CHECKING:
-    from offline_scorer.backends.llama_cpp.judge import LlamaJudge
-
-CASSETTE_ENV = "OFFLINE_SCORER_CASSETTE"
+from offline_scorer.settings import RECORD_MODE_ENV, default_cassette
 
 
-def default_cassette() -> Path:
-    env = os.environ.get(CASSETTE_ENV)
-    if env:
-        return Path(env)
-    return Path(user_data_dir("offline-scorer")) / "recordings.oscas"
-
-
-def pinned_identity(spec: ModelSpec) -> JudgeIdentity | None:
+def pinned_identity(spec: ModelSpec, backend: Backend | None = None) -> JudgeIdentity | None:
+    """The identity a live judge would have, from the registry's pins alone (for replay)."""
+    backend = backend or get_backend(spec.backend)
     if spec.sha256 and spec.chat_template_sha256:
-        return JudgeIdentity(
-            spec.sha256, spec.chat_template_sha256, BACKEND_ID, spec.verdict_threshold
-        )
+        threshold = spec.verdict_threshold if backend.verdict_probabilities else None
+        return JudgeIdentity(spec.sha256, spec.chat_template_sha256, backend.backend_id, threshold)
     return None
 
 
@@ -48,6 +34,7 @@ class JudgeSettings:
     gpu_layers: int | None = None
     cassette: Path | None = None
     mode: RecordMode = RecordMode.RECORD
+    backend: str | None = None  # overrides the registry entry's backend
 
 
 def resolve_mode(requested: RecordMode | None) -> tuple[RecordMode, str | None]:
@@ -56,10 +43,7 @@ def resolve_mode(requested: RecordMode | None) -> tuple[RecordMode, str | None]:
     if forced is not None:
         note = None
         if requested is not None and requested is not forced:
-            note = (
-                f"OFFLINE_SCORER_RECORD_MODE={forced.value} overrides --record-mode "
-                f"{requested.value}"
-            )
+            note = f"{RECORD_MODE_ENV}={forced.value} overrides --record-mode {requested.value}"
         return forced, note
     return requested or RecordMode.RECORD, None
 
@@ -67,29 +51,24 @@ def resolve_mode(requested: RecordMode | None) -> tuple[RecordMode, str | None]:
 def open_judge(settings: JudgeSettings) -> tuple[Judge, ModelSpec]:
     """The judge for these settings, and the registry entry it stands for."""
     spec = load_registry().resolve(settings.model)
+    backend = get_backend(settings.backend or spec.backend)
 
-    def live() -> LlamaJudge:
+    def live() -> Judge:
+        options = LoadOptions(settings.threads, settings.context_size, settings.gpu_layers)
         try:
-            from offline_scorer.backends.llama_cpp.judge import LlamaJudge
+            return backend.load(spec, options)
         except ImportError as error:
             raise ModelError(
-                f"the live judge needs the 'live' extra ({error.name} is missing): run "
-                "`pip install 'offline-scorer[live]'` (see README), or replay a cassette with "
-                "--record-mode replay"
+                f"the {backend.name} backend needs the 'live' extra ({error.name} is missing): "
+                "run scripts/setup or `pip install 'offline-scorer[live]'` (see README), or "
+                "replay a cassette with --record-mode replay"
             ) from None
-
-        return LlamaJudge(
-            spec,
-            threads=settings.threads,
-            context_size=settings.context_size,
-            gpu_layers=settings.gpu_layers,
-        )
 
     mode = settings.mode
     if mode is RecordMode.OFF:
         return live(), spec
     path = settings.cassette or default_cassette()
-    identity = pinned_identity(spec)
+    identity = pinned_identity(spec, backend)
     if mode is RecordMode.REPLAY:
         if identity is None:
             raise ModelError(
@@ -99,5 +78,7 @@ def open_judge(settings: JudgeSettings) -> tuple[Judge, ModelSpec]:
         return CassetteJudge(path, mode=mode, identity=identity, live=None), spec
     if identity is None or mode is RecordMode.RECORD:
         judge = live()
+        if judge.identity is None:
+            raise ModelError(f"the {backend.name} backend's judge has no identity to record")
         return CassetteJudge(path, mode=mode, identity=judge.identity, live=judge), spec
     return CassetteJudge(path, mode=mode, identity=identity, live=live), spec

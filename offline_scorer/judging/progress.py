@@ -11,26 +11,42 @@ import threading
 import time
 from typing import TextIO
 
-from offline_scorer.judging.protocol import Completion, Judge, JudgeRequest
+from offline_scorer.judging.protocol import (
+    Completion,
+    Judge,
+    JudgeBase,
+    JudgeIdentity,
+    JudgeRequest,
+)
 
 _FRAMES = "|/-\\"
 
 
-class SpinnerJudge:
-    def __init__(self, inner: Judge, label: str, stream: TextIO | None = None) -> None:
+class SpinnerJudge(JudgeBase):
+    """Shows progress and passes every part of the protocol through, by name."""
+
+    def __init__(self, inner: Judge, label: str, steps: int, stream: TextIO | None = None) -> None:
         self.inner = inner
         self.label = label
+        self.steps = steps
         self.stream = stream or sys.stderr
         self.step_number = 0
 
-    def __getattr__(self, name: str) -> object:
-        return getattr(self.inner, name)
+    @property
+    def identity(self) -> JudgeIdentity | None:
+        return self.inner.identity
 
-    def complete(self, request: JudgeRequest) -> str | Completion:
+    def runtime_versions(self) -> dict[str, str]:
+        return self.inner.runtime_versions()
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def complete(self, request: JudgeRequest) -> Completion:
         self.step_number += 1
         done = threading.Event()
         start = time.monotonic()
-        text = f"{self.label}: {request.step} ({self.step_number}/3)"
+        text = f"{self.label}: {request.step} ({self.step_number}/{self.steps})"
 
         def spin() -> None:
             for frame in itertools.cycle(_FRAMES):
@@ -51,6 +67,6 @@ class SpinnerJudge:
             thread.join()
 
 
-def with_spinner(judge: Judge, label: str) -> Judge:
+def with_spinner(judge: Judge, label: str, steps: int) -> Judge:
     """The judge, wrapped in a spinner if stderr is a terminal."""
-    return SpinnerJudge(judge, label) if sys.stderr.isatty() else judge
+    return SpinnerJudge(judge, label, steps) if sys.stderr.isatty() else judge

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, Self, runtime_checkable
 
-Step = Literal["preprocess", "analyze", "reason"]
-STEPS: tuple[Step, ...] = ("preprocess", "analyze", "reason")
+from offline_scorer.errors import GenerationError
 
 
 @dataclass(frozen=True)
@@ -83,13 +82,6 @@ class Completion:
     usage: Usage | None = None
 
 
-@runtime_checkable
-class Judge(Protocol):
-    def complete(self, request: JudgeRequest) -> str | Completion:
-        """The model's answer for `request`: its text, or a Completion carrying more."""
-        ...
-
-
 def as_completion(answer: str | Completion) -> Completion:
     return answer if isinstance(answer, Completion) else Completion(answer)
 
@@ -102,3 +94,84 @@ class JudgeIdentity:
     chat_template_sha256: str
     backend: str
     verdict_threshold: float | None = None  # decoder's decision rule for boolean verdicts
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """What a scorer may use of a judge, all of it: no attribute is reached any other way."""
+
+    @property
+    def identity(self) -> JudgeIdentity | None:
+        """What besides the request decides its answers (None: not a model, e.g. scripted)."""
+        ...
+
+    def complete(self, request: JudgeRequest) -> Completion:
+        """The answer to `request`, with what the judge can tell about it."""
+        ...
+
+    def runtime_versions(self) -> dict[str, str]:
+        """Versions worth keeping beside a recording; never part of a key."""
+        ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Judge: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+
+class JudgeBase:
+    """The parts of `Judge` most judges share: no identity, no runtime, nothing to close."""
+
+    @property
+    def identity(self) -> JudgeIdentity | None:
+        return None
+
+    def complete(self, request: JudgeRequest) -> Completion:
+        raise NotImplementedError
+
+    def runtime_versions(self) -> dict[str, str]:
+        return {}
+
+    def close(self) -> None:
+        return None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class TextJudge(Protocol):
+    """The smallest judge a user can write: `complete` returning the answer's text."""
+
+    def complete(self, request: JudgeRequest) -> str | Completion: ...
+
+
+class AdaptedJudge(JudgeBase):
+    """A user's `TextJudge` seen through the full protocol."""
+
+    def __init__(self, inner: TextJudge) -> None:
+        self.inner = inner
+
+    def complete(self, request: JudgeRequest) -> Completion:
+        answer = self.inner.complete(request)
+        if not isinstance(answer, str | Completion):
+            raise GenerationError(
+                f"{request.step}: the judge returned {type(answer).__name__}, expected the "
+                "model's text or a Completion"
+            )
+        return as_completion(answer)
+
+
+def as_judge(candidate: object) -> Judge:
+    """A full judge for anything with a `complete(request)` method; TypeError otherwise."""
+    if isinstance(candidate, JudgeBase | Judge):
+        return candidate
+    if callable(getattr(candidate, "complete", None)):
+        return AdaptedJudge(candidate)  # type: ignore[arg-type]
+    raise TypeError(
+        "a judge needs a complete(request) -> str | Completion method, e.g. "
+        "offline_scorer.backends.llama_cpp.load_judge() or offline_scorer.testing.ScriptedJudge"
+    )

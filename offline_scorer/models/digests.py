@@ -8,17 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
-from platformdirs import user_cache_dir
-
-CACHE_ENV = "OFFLINE_SCORER_CACHE_DIR"
-
-
-def cache_dir() -> Path:
-    return Path(os.environ.get(CACHE_ENV) or user_cache_dir("offline-scorer"))
+from offline_scorer.files import atomic_write_text
+from offline_scorer.settings import cache_dir
 
 
 def _cache_file() -> Path:
@@ -37,10 +30,7 @@ def _store(entries: dict[str, dict[str, int | str]]) -> None:
     target = _cache_file()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".digests.")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(entries, handle, indent=1, sort_keys=True)
-        os.replace(tmp, target)
+        atomic_write_text(target, json.dumps(entries, indent=1, sort_keys=True))
     except OSError:
         pass
 

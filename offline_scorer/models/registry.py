@@ -16,47 +16,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from platformdirs import user_config_dir
-
 from offline_scorer.errors import ConfigError, ModelError
 from offline_scorer.models.digests import file_sha256
-
-REGISTRY_ENV = "OFFLINE_SCORER_MODELS"
-SHIPPED_REGISTRY = Path(__file__).with_name("models.toml")
-GGUF_TEMPLATE = "gguf"  # use the chat template stored in the GGUF file
-
-_FIELD_ORDER = (
-    "description",
-    "path",
-    "package",
-    "file",
-    "sha256",
-    "size",
-    "context_size",
-    "gpu_layers",
-    "chat_template",
-    "chat_template_sha256",
-    "verdict_threshold",
+from offline_scorer.models.entry import (
+    ModelEntry,
+    parse_entry,
+    resolve_path,
 )
-_FIELDS = frozenset(_FIELD_ORDER)
-DEFAULT_VERDICT_THRESHOLD = 0.5
+from offline_scorer.settings import user_registry_forced, user_registry_path
+
+SHIPPED_REGISTRY = Path(__file__).with_name("models.toml")
 
 
-@dataclass(frozen=True)
-class ModelSpec:
+class ModelSpec(ModelEntry):
+    """A registry entry with the name it is known by and where it was defined."""
+
     name: str
-    description: str = ""
-    path: Path | None = None  # a file on disk
-    package: str | None = None  # or a file inside an installed Python distribution
-    file: str | None = None
-    sha256: str | None = None  # pinned digest; None means "fingerprint on first use"
-    size: int | None = None
-    context_size: int = 4096
-    gpu_layers: int = 0
-    chat_template: str = GGUF_TEMPLATE  # "gguf", or the Jinja template text itself
-    chat_template_sha256: str | None = None
-    # P(true) at or above which a boolean verdict is `true`; set by `offline-scorer calibrate`
-    verdict_threshold: float = DEFAULT_VERDICT_THRESHOLD
     origin: str = ""  # where this entry was defined, for error messages
 
     def locate(self) -> Path:
@@ -93,13 +68,8 @@ class ModelSpec:
         return path, actual
 
     def to_entry(self) -> dict[str, Any]:
-        """This spec as a registry table, the fields it sets only (for writing a registry)."""
-        entry: dict[str, Any] = {}
-        for name in sorted(_FIELDS, key=_FIELD_ORDER.index):
-            value = str(self.path) if name == "path" and self.path else getattr(self, name)
-            if value is not None and value != "":
-                entry[name] = value
-        return entry
+        """This spec as a registry table (for writing a registry)."""
+        return self.to_table()
 
     @property
     def display_file(self) -> str:
@@ -114,40 +84,8 @@ def template_sha256(text: str) -> str:
 
 def _entry(name: str, raw: Any, origin: Path) -> ModelSpec:
     where = f"{origin} [models.{name}]"
-    if not isinstance(raw, Mapping):
-        raise ConfigError(f"{where}: must be a table")
-    unknown = set(raw) - _FIELDS
-    if unknown:
-        raise ConfigError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
-    has_path = "path" in raw
-    has_package = "package" in raw or "file" in raw
-    if has_path == has_package or (has_package and not ("package" in raw and "file" in raw)):
-        raise ConfigError(f"{where}: give either 'path', or both 'package' and 'file'")
-    path = None
-    if has_path:
-        path = Path(os.path.expanduser(str(raw["path"])))
-        if not path.is_absolute():
-            path = (origin.parent / path).resolve()
-    values: dict[str, Any] = {k: raw[k] for k in raw if k not in ("path",)}
-    for key in ("context_size", "gpu_layers", "size"):
-        if key in values and (not isinstance(values[key], int) or values[key] < 0):
-            raise ConfigError(f"{where}: {key} must be a whole number >= 0")
-    threshold = values.get("verdict_threshold", DEFAULT_VERDICT_THRESHOLD)
-    if (
-        isinstance(threshold, bool)
-        or not isinstance(threshold, int | float)
-        or not (0 <= threshold <= 1)
-    ):
-        raise ConfigError(f"{where}: verdict_threshold must be a number from 0 to 1")
-    if "verdict_threshold" in values:
-        values["verdict_threshold"] = float(threshold)
-    for key in ("sha256", "chat_template_sha256"):
-        value = values.get(key)
-        if value is not None and (
-            not isinstance(value, str) or len(value) != 64 or set(value) - set("0123456789abcdef")
-        ):
-            raise ConfigError(f"{where}: {key} must be 64 lowercase hex digits")
-    return ModelSpec(name=name, path=path, origin=str(origin), **values)
+    entry = parse_entry(resolve_path(raw, origin) if isinstance(raw, dict) else raw, where)
+    return ModelSpec(name=name, origin=str(origin), **entry.model_dump(exclude_unset=True))
 
 
 def _read(path: Path) -> tuple[str | None, dict[str, ModelSpec]]:
@@ -164,13 +102,6 @@ def _read(path: Path) -> tuple[str | None, dict[str, ModelSpec]]:
     if not isinstance(models, Mapping):
         raise ConfigError(f"{path}: [models] must be a table of model entries")
     return default, {name: _entry(name, raw, path) for name, raw in models.items()}
-
-
-def user_registry_path() -> Path:
-    env = os.environ.get(REGISTRY_ENV)
-    if env:
-        return Path(env)
-    return Path(user_config_dir("offline-scorer")) / "models.toml"
 
 
 @dataclass(frozen=True)
@@ -200,7 +131,7 @@ class Registry:
 def load_registry() -> Registry:
     default, models = _read(SHIPPED_REGISTRY)
     user = user_registry_path()
-    if user.is_file() or os.environ.get(REGISTRY_ENV):
+    if user.is_file() or user_registry_forced():
         user_default, user_models = _read(user)
         models = {**models, **user_models}
         default = user_default or default

@@ -1,0 +1,39 @@
+"""Reports on a results file: a generic score plus named axes, as a table and one HTML page.
+
+aggregate reads and checks the lines and computes the run's numbers; table prints them; charts
+draws the SVG; html fills template.html. quality and stats add judge-quality figures.
+
+The function `aggregate` is exported under its module's name, so the attribute
+`offline_scorer.report.aggregate` is the function; `from offline_scorer.report.aggregate
+import ...` still reaches the module.
+"""
+
+from __future__ import annotations
+
+from offline_scorer.report.aggregate import (
+    LOWEST_COUNT,
+    Item,
+    aggregate,
+    check_line,
+    lowest_indices,
+    read_results,
+)
+from offline_scorer.report.axes import DEFAULT_AXES, axes_of
+from offline_scorer.report.html import SUMMARIZATION_VERDICTS, render_html, write_html, write_report
+from offline_scorer.report.table import format_table
+
+__all__ = [
+    "DEFAULT_AXES",
+    "LOWEST_COUNT",
+    "SUMMARIZATION_VERDICTS",
+    "Item",
+    "aggregate",
+    "axes_of",
+    "check_line",
+    "format_table",
+    "lowest_indices",
+    "read_results",
+    "render_html",
+    "write_html",
+    "write_report",
+]

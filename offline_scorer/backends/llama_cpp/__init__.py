@@ -3,8 +3,51 @@
 Importing this package does not import llama-cpp-python; loading a model does.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from offline_scorer.backends import LoadOptions
+    from offline_scorer.backends.llama_cpp.judge import LlamaJudge
+    from offline_scorer.models.registry import ModelSpec
+
 # The decoding method, as it enters cassette keys: GBNF grammars run by llguidance, greedy argmax
 # over the masked logits, grammar-forced tokens evaluated as one batch; since /2, boolean verdicts
 # committed by P(true) against the threshold and free text kept by the loop/copy guard. Replay
 # needs this constant without importing the runtime, which is why it lives here.
 BACKEND_ID = "llguidance-gbnf/greedy-argmax+forced-batch+verdict-threshold+free-text-guard/2"
+
+
+class LlamaCppBackend:
+    """The default backend: our own greedy loop over llama-cpp-python, llguidance masks."""
+
+    name = "llama_cpp"
+    backend_id = BACKEND_ID
+    verdict_probabilities = True
+
+    def load(self, spec: ModelSpec, options: LoadOptions) -> LlamaJudge:
+        from offline_scorer.backends.llama_cpp.judge import LlamaJudge
+
+        return LlamaJudge(
+            spec,
+            threads=options.threads,
+            context_size=options.context_size,
+            gpu_layers=options.gpu_layers,
+        )
+
+
+backend = LlamaCppBackend()
+
+
+def load_judge(
+    model: str | None = None,
+    *,
+    threads: int | None = None,
+    context_size: int | None = None,
+    gpu_layers: int | None = None,
+) -> LlamaJudge:
+    """The live judge for a registry name ('default' if None) or a path to a .gguf file."""
+    from offline_scorer.backends.llama_cpp.judge import load_judge as load
+
+    return load(model, threads=threads, context_size=context_size, gpu_layers=gpu_layers)

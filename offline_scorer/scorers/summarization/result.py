@@ -1,32 +1,43 @@
-"""The scorer's result, serialised with Mastra's field names and a fixed key order."""
+"""The scorer's result, defined once as a pydantic model in Mastra's field names and key order.
+
+The dict, the JSON bytes, the published JSON schema and the report's validation of results
+files are all derived from `ScorerResult`; nothing else spells the shape out.
+"""
 
 from __future__ import annotations
 
-import json
-import json.encoder
-from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from offline_scorer import jsontext
 from offline_scorer.scorers.summarization.rule import ScoreOutcome
 from offline_scorer.scorers.summarization.schemas import ClaimVerdict, QuestionVerdict
 
+PROBABILITY_PLACES = 4
 
-@dataclass(frozen=True)
-class PreprocessStepResult:
+Probability = Annotated[float, Field(ge=0, le=1)]
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        populate_by_name=True,
+        json_schema_serialization_defaults_required=True,
+    )
+
+
+class PreprocessStepResult(_Part):
     alignment: tuple[ClaimVerdict, ...]
     questions: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class AnalyzeStepResult:
+class AnalyzeStepResult(_Part):
     coverage: tuple[QuestionVerdict, ...]  # exactly one per asked question, by position
 
 
-PROBABILITY_PLACES = 4
-
-
-@dataclass(frozen=True)
-class VerdictProbabilities:
+class VerdictProbabilities(_Part):
     """The judge's P(true) behind each verdict, beside Mastra's fields (which stay as they are).
 
     `alignment[i]` belongs to claim i, `coverage[i]` to coverage verdict i; None where the judge
@@ -34,9 +45,9 @@ class VerdictProbabilities:
     `threshold` is the P(true) at or above which the judge committed to `true`.
     """
 
-    threshold: float | None
-    alignment: tuple[float | None, ...]
-    coverage: tuple[float | None, ...]
+    threshold: Probability | None
+    alignment: tuple[Probability | None, ...]
+    coverage: tuple[Probability | None, ...]
 
     @classmethod
     def aligned(
@@ -51,14 +62,9 @@ class VerdictProbabilities:
             kept = [round(v, PROBABILITY_PLACES) for v in (values or ())[:count]]
             return (*kept, *([None] * (count - len(kept))))
 
-        return cls(threshold, fit(supported, claims), fit(answered, asked))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "threshold": self.threshold,
-            "alignment": list(self.alignment),
-            "coverage": list(self.coverage),
-        }
+        return cls(
+            threshold=threshold, alignment=fit(supported, claims), coverage=fit(answered, asked)
+        )
 
     @property
     def min_supported(self) -> float | None:
@@ -67,154 +73,92 @@ class VerdictProbabilities:
         return min(known) if known else None
 
 
-@dataclass(frozen=True)
-class ScorerResult:
-    score: float | int
+class ScorerResult(_Part):
+    """Mastra's result object, plus `verdictProbabilities`; `outcome` is for display only."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    score: Annotated[float | int, Field(ge=0)]
     reason: str
-    preprocess_step_result: PreprocessStepResult
-    analyze_step_result: AnalyzeStepResult
-    outcome: ScoreOutcome  # derived numbers, for display; not serialised (the spec derives them)
-    verdict_probabilities: VerdictProbabilities | None = None
+    preprocess_step_result: PreprocessStepResult = Field(alias="preprocessStepResult")
+    analyze_step_result: AnalyzeStepResult = Field(alias="analyzeStepResult")
+    verdict_probabilities: VerdictProbabilities | None = Field(None, alias="verdictProbabilities")
+    # derived numbers, for display; not serialised (the spec derives them from the verdicts)
+    outcome: ScoreOutcome | None = Field(None, exclude=True)
+
+    @model_validator(mode="after")
+    def _one_probability_per_verdict(self) -> ScorerResult:
+        found = self.verdict_probabilities
+        if found is not None:
+            for key, verdicts in (
+                ("alignment", self.preprocess_step_result.alignment),
+                ("coverage", self.analyze_step_result.coverage),
+            ):
+                count = len(getattr(found, key))
+                if count != len(verdicts):
+                    raise ValueError(
+                        f"verdictProbabilities.{key} has {count} entries for {len(verdicts)} "
+                        f"{key} verdicts"
+                    )
+        return self
+
+    @property
+    def numbers(self) -> ScoreOutcome:
+        """The derived numbers; only a result the scorer built has them (a parsed one does not)."""
+        if self.outcome is None:
+            raise ValueError("this result was read back from JSON and carries no derived numbers")
+        return self.outcome
+
+    @property
+    def axes(self) -> dict[str, float | int]:
+        """The named sub-scores a batch run and a report show beside the score."""
+        if self.outcome is None:
+            return {}
+        return {"alignment": self.outcome.alignment, "coverage": self.outcome.coverage}
+
+    @property
+    def limiting_axis(self) -> str | None:
+        return None if self.outcome is None else self.outcome.limiting_axis
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "score": self.score,
-            "reason": self.reason,
-            "preprocessStepResult": {
-                "alignment": [
-                    {"claim": c.claim, "supported": c.supported, "reason": c.reason}
-                    for c in self.preprocess_step_result.alignment
-                ],
-                "questions": list(self.preprocess_step_result.questions),
-            },
-            "analyzeStepResult": {
-                "coverage": [
-                    {"question": v.question, "answered": v.answered, "reason": v.reason}
-                    for v in self.analyze_step_result.coverage
-                ]
-            },
-            "verdictProbabilities": None
-            if self.verdict_probabilities is None
-            else self.verdict_probabilities.to_dict(),
-        }
+        return self.model_dump(mode="json", by_alias=True)
 
     def to_json(self) -> str:
-        """Stable bytes: fixed key order, UTF-8 text kept as is, two-space indent, no newline.
-
-        The bytes are exactly `json.dumps(self.to_dict(), ensure_ascii=False, indent=2)` (a
-        property test holds them to it); it is laid out here because the standard library's
-        indenting encoder is pure Python and was a fifth of the replay time.
-        """
-        claims = [
-            f'{{\n        "claim": {_text(c.claim)},\n        "supported": {_BOOL[c.supported]},'
-            f'\n        "reason": {_text(c.reason)}\n      }}'
-            for c in self.preprocess_step_result.alignment
-        ]
-        verdicts = [
-            f'{{\n        "question": {_text(v.question)},'
-            f'\n        "answered": {_BOOL[v.answered]},'
-            f'\n        "reason": {_text(v.reason)}\n      }}'
-            for v in self.analyze_step_result.coverage
-        ]
-        questions = [_text(q) for q in self.preprocess_step_result.questions]
-        probabilities = "null"
-        if (found := self.verdict_probabilities) is not None:
-            probabilities = (
-                f'{{\n    "threshold": {_number(found.threshold)},\n'
-                f'    "alignment": {_array([_number(p) for p in found.alignment])},\n'
-                f'    "coverage": {_array([_number(p) for p in found.coverage])}\n  }}'
-            )
-        return (
-            f'{{\n  "score": {_number(self.score)},\n  "reason": {_text(self.reason)},\n'
-            f'  "preprocessStepResult": {{\n    "alignment": {_array(claims)},\n'
-            f'    "questions": {_array(questions)}\n  }},\n'
-            f'  "analyzeStepResult": {{\n    "coverage": {_array(verdicts)}\n  }},\n'
-            f'  "verdictProbabilities": {probabilities}\n}}'
-        )
+        """Stable bytes: Mastra's key order, UTF-8 text kept as is, two-space indent."""
+        return jsontext.indented(self.to_dict())
 
 
-_text = json.encoder.encode_basestring  # what json.dumps(ensure_ascii=False) uses for str
-_number = json.JSONEncoder().encode
-_BOOL = {True: "true", False: "false"}
+def result_json_schema() -> dict[str, Any]:
+    """The JSON schema of `ScorerResult.to_dict()`, derived from the model."""
+    schema = ScorerResult.model_json_schema(by_alias=True, mode="serialization")
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", **schema}
 
 
-def _array(items: list[str]) -> str:
-    """A JSON array of already-encoded items, at the third nesting level (indent 4)."""
-    if not items:
-        return "[]"
-    return "[\n      " + ",\n      ".join(items) + "\n    ]"
+RESULT_JSON_SCHEMA: dict[str, Any] = result_json_schema()
 
 
-_PROBABILITY = {"type": ["number", "null"], "minimum": 0, "maximum": 1}
-RESULT_JSON_SCHEMA: dict[str, Any] = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "additionalProperties": False,
-    "required": [
-        "score",
-        "reason",
-        "preprocessStepResult",
-        "analyzeStepResult",
-        "verdictProbabilities",
-    ],
-    "properties": {
-        "score": {"type": "number", "minimum": 0},
-        "reason": {"type": "string"},
-        "preprocessStepResult": {
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["alignment", "questions"],
-            "properties": {
-                "alignment": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "additionalProperties": False,
-                        "required": ["claim", "supported", "reason"],
-                        "properties": {
-                            "claim": {"type": "string"},
-                            "supported": {"type": "boolean"},
-                            "reason": {"type": "string"},
-                        },
-                    },
-                },
-                "questions": {"type": "array", "items": {"type": "string"}},
-            },
-        },
-        "analyzeStepResult": {
-            "type": "object",
-            "additionalProperties": False,
-            "required": ["coverage"],
-            "properties": {
-                "coverage": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "additionalProperties": False,
-                        "required": ["question", "answered", "reason"],
-                        "properties": {
-                            "question": {"type": "string"},
-                            "answered": {"type": "boolean"},
-                            "reason": {"type": "string"},
-                        },
-                    },
-                }
-            },
-        },
-        "verdictProbabilities": {
-            "oneOf": [
-                {"type": "null"},
-                {
-                    "type": "object",
-                    "additionalProperties": False,
-                    "required": ["threshold", "alignment", "coverage"],
-                    "properties": {
-                        "threshold": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
-                        "alignment": {"type": "array", "items": _PROBABILITY},
-                        "coverage": {"type": "array", "items": _PROBABILITY},
-                    },
-                },
+def result_problem(data: Any) -> str | None:
+    """What is wrong with a serialised result (what a results file holds), or None.
+
+    Checked strictly as JSON against the model, so the rules are the model's and nothing else.
+    """
+    try:
+        ScorerResult.model_validate_json(jsontext.line(data), strict=True)
+    except ValidationError as error:
+        problems = error.errors(include_url=False)
+        first = problems[0]
+        where = ".".join(str(part) for part in first["loc"])
+        if first["type"] == "missing":
+            parent = first["loc"][:-1]
+            lacking = [
+                repr(str(p["loc"][-1]))
+                for p in problems
+                if p["type"] == "missing" and p["loc"][:-1] == parent
             ]
-        },
-    },
-}
+            owner = ".".join(str(part) for part in parent)
+            return f"'result{'.' + owner if owner else ''}' lacks {', '.join(lacking)}"
+        message = first.get("ctx", {}).get("error", first["msg"])
+        shown = first["type"] not in ("missing", "value_error")
+        found = f", found {jsontext.line(first['input'])[:80]}" if shown else ""
+        return f"'result{'.' + where if where else ''}': {message}{found}"
+    return None

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from offline_scorer.errors import GenerationError
-from offline_scorer.judging.protocol import Completion, Judge, JudgeRequest, as_completion
+from offline_scorer.judging.protocol import Completion, Judge, JudgeRequest, TextJudge, as_judge
 from offline_scorer.scorers.summarization import prompts
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.reason import compose_reason, facts
@@ -34,13 +34,7 @@ Model = TypeVar("Model", bound=BaseModel)
 
 
 def _ask(judge: Judge, request: JudgeRequest, model: type[Model]) -> tuple[Model, Completion]:
-    answer = judge.complete(request)
-    if not isinstance(answer, str | Completion):
-        raise GenerationError(
-            f"{request.step}: the judge returned {type(answer).__name__}, expected the model's "
-            "text or a Completion"
-        )
-    completion = as_completion(answer)
+    completion = judge.complete(request)
     text = completion.text
     try:
         return model.model_validate_json(text), completion
@@ -68,10 +62,23 @@ class SummarizationScorer:
     """Mastra's Summarization Scorer contract over any `Judge`."""
 
     name = "summarization"
+    steps: tuple[str, ...] = ("preprocess", "analyze", "reason")
+    axes: tuple[str, ...] = ("alignment", "coverage")
 
-    def __init__(self, judge: Judge, options: ScorerOptions) -> None:
-        self.judge = judge
+    def __init__(self, judge: Judge | TextJudge, options: ScorerOptions) -> None:
+        self.judge: Judge = as_judge(judge)  # a user's judge may only have `complete`
         self.options = options
+
+    def context(self) -> list[Any]:
+        """Options and judge identity: what besides an item's content decides its result."""
+        identity = self.judge.identity
+        return [
+            self.options.max_questions,
+            self.options.scale,
+            None
+            if identity is None
+            else [identity.model_sha256, identity.chat_template_sha256, identity.backend],
+        ]
 
     def _texts(self, run: Mapping[str, Any]) -> tuple[str, str]:
         """(source, summary) of a Mastra run, by the spec's resolution rules."""
@@ -133,13 +140,17 @@ class SummarizationScorer:
 
 
 def create_summarization_scorer(
-    *, model: Judge, options: Mapping[str, Any] | ScorerOptions | None = None
+    *,
+    judge: object = None,
+    options: Mapping[str, Any] | ScorerOptions | None = None,
+    model: object = None,
 ) -> SummarizationScorer:
-    """Build a scorer; bad options raise here, before any model call."""
+    """Build a scorer; bad options raise here, before any model call.
+
+    `model=` is the name Mastra's API uses for the judge; `judge=` says what it is. Any object
+    with `complete(request) -> str | Completion` will do.
+    """
+    if (judge is None) == (model is None):
+        raise TypeError("give the judge once: create_summarization_scorer(judge=...)")
     resolved = ScorerOptions.from_mapping(options)
-    if not isinstance(model, Judge):
-        raise TypeError(
-            "model must be a judge with a complete(request) -> str | Completion method, "
-            "e.g. offline_scorer.load_judge('default') or offline_scorer.testing.ScriptedJudge"
-        )
-    return SummarizationScorer(model, resolved)
+    return SummarizationScorer(as_judge(judge if judge is not None else model), resolved)

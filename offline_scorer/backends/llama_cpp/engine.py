@@ -1,0 +1,254 @@
+"""The llama.cpp engine: load a GGUF once, render its chat template, reuse the prompt prefix,
+and decode greedily under a grammar mask, reading P(true) at boolean verdicts.
+
+Public so benches and `cassette verify --live` can drive the steps one by one. Runtimes are
+cached by path and settings: one model load per process.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from offline_scorer.backends.llama_cpp.constraint import GrammarConstraint
+from offline_scorer.backends.llama_cpp.guard import FreeTextGuard
+from offline_scorer.errors import ModelError
+from offline_scorer.judging.protocol import Message
+from offline_scorer.models.entry import GGUF_TEMPLATE
+from offline_scorer.models.registry import ModelSpec
+
+RUNTIME_SEED = 0
+
+
+@dataclass
+class _Runtime:
+    llama: Any
+    vocab: Any
+    n_vocab: int
+    tokenizer: Any = None  # llguidance tokenizer, built on first constrained call (~0.3 s)
+    pieces: dict[int, str] = field(default_factory=dict)  # token id -> its text, as needed
+
+
+FREE_TEXT_TOKENS = 256  # a step allowing more tokens than this is writing free text
+_MAX_VERDICT_TOKENS = 32  # a verdict point allows a handful of tokens (t, tr, true, f, ...)
+_VERDICT_WORDS = {True: "true", False: "false"}
+
+
+def _spells(piece: str) -> bool | None:
+    """True/False when a token's text starts to spell `true`/`false` (or runs past it)."""
+    for kind, word in _VERDICT_WORDS.items():
+        if piece and (word.startswith(piece) or piece.startswith(word)):
+            return kind
+    return None
+
+
+_RUNTIMES: dict[tuple[str, int, int, int], _Runtime] = {}
+
+
+def _load_runtime(path: Path, n_ctx: int, threads: int, gpu_layers: int) -> _Runtime:
+    key = (str(path), n_ctx, threads, gpu_layers)
+    runtime = _RUNTIMES.get(key)
+    if runtime is None:
+        try:
+            import llama_cpp
+        except ImportError:
+            raise ModelError(
+                "the live judge needs llama-cpp-python: install it with "
+                "`pip install 'offline-scorer[live]'` (or replay a cassette instead)"
+            ) from None
+        try:
+            llama = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=threads,
+                n_threads_batch=threads,
+                n_gpu_layers=gpu_layers,
+                seed=RUNTIME_SEED,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError) as error:
+            raise ModelError(f"cannot load GGUF model {path}: {error}") from None
+        vocab = llama_cpp.llama_model_get_vocab(llama.model)
+        runtime = _Runtime(llama=llama, vocab=vocab, n_vocab=llama.n_vocab())
+        _RUNTIMES[key] = runtime
+    return runtime
+
+
+class Engine:
+    """One loaded model and the decoding steps over it; the judge adds requests and identity."""
+
+    def __init__(
+        self,
+        spec: ModelSpec,
+        path: Path,
+        *,
+        threads: int,
+        context_size: int,
+        gpu_layers: int,
+        reuse_prefix: bool = True,
+    ) -> None:
+        self.spec = spec
+        self.context_size = context_size
+        self.rt = _load_runtime(path, context_size, threads, gpu_layers)
+        self.llama = self.rt.llama
+        self.reuse_prefix = reuse_prefix
+        self.chat_template = self.template()
+        self._formatter = self._make_formatter(self.chat_template)
+
+    def template(self) -> str:
+        if self.spec.chat_template != GGUF_TEMPLATE:
+            return self.spec.chat_template
+        template = self.rt.llama.metadata.get("tokenizer.chat_template")
+        if not template:
+            raise ModelError(
+                f"model {self.spec.name!r} has no chat template in its GGUF file and the "
+                'registry gives none; add chat_template = "<jinja text>" to its registry '
+                "entry (offline-scorer never guesses a chat format)"
+            )
+        return str(template)
+
+    def token_text(self, token: int) -> str:
+        if token < 0:
+            return ""
+        return self.rt.llama.detokenize([token], special=True).decode("utf-8", "replace")
+
+    def _make_formatter(self, template: str) -> Any:
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        llama = self.rt.llama
+        return Jinja2ChatFormatter(
+            template=template,
+            eos_token=self.token_text(llama.token_eos()),
+            bos_token=self.token_text(llama.token_bos()),
+            add_generation_prompt=True,
+        )
+
+    def render_messages(self, messages: Sequence[Message]) -> str:
+        rendered = self._formatter(
+            messages=[{"role": m.role, "content": m.content} for m in messages]
+        )
+        return str(rendered.prompt)
+
+    def tokenize(self, text: str) -> list[int]:
+        llama = self.rt.llama
+        tokens = list(llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+        bos = llama.token_bos()
+        wants_bos = llama.metadata.get("tokenizer.ggml.add_bos_token", "false") == "true"
+        if wants_bos and bos >= 0 and (not tokens or tokens[0] != bos):
+            tokens.insert(0, bos)
+        return tokens
+
+    def tokenize_plain(self, text: str) -> list[int]:
+        return list(self.rt.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def eval_prompt(self, tokens: list[int]) -> None:
+        llama = self.rt.llama
+        keep = 0
+        if self.reuse_prefix and llama.n_tokens > 0:
+            cached = llama.input_ids[: llama.n_tokens]
+            limit = min(len(cached), len(tokens) - 1)  # always evaluate >= 1 token for logits
+            while keep < limit and cached[keep] == tokens[keep]:
+                keep += 1
+        llama.n_tokens = keep  # eval() drops the KV cache beyond n_tokens
+        llama.eval(tokens[keep:])
+
+    def constraint(self, grammar: str, step: str) -> GrammarConstraint:
+        rt = self.rt
+        if rt.tokenizer is None:
+            import llguidance.llamacpp
+
+            with warnings.catch_warnings():  # one deprecation warning per vocab entry
+                warnings.simplefilter("ignore", DeprecationWarning)
+                rt.tokenizer = llguidance.llamacpp.lltokenizer_from_vocab(rt.vocab)
+        return GrammarConstraint(rt.tokenizer, grammar, rt.n_vocab, step)
+
+    def piece(self, token: int) -> str:
+        pieces = self.rt.pieces
+        if token not in pieces:
+            pieces[token] = self.rt.llama.detokenize([token]).decode("utf-8", "replace")
+        return pieces[token]
+
+    def verdict(self, logits: np.ndarray) -> tuple[float, np.ndarray, np.ndarray] | None:
+        """At a boolean verdict: (P(true), tokens spelling `true`..., tokens spelling `false`...).
+
+        A verdict point is one where every token the grammar allows starts to spell `true` or
+        `false` (or spells one and runs past it), and both occur. P(true) is the softmax mass of
+        the first kind over both, so it is renormalised over what the grammar allows.
+        """
+        allowed = np.flatnonzero(np.isfinite(logits))
+        if len(allowed) > _MAX_VERDICT_TOKENS:
+            return None
+        kinds = [_spells(self.piece(int(t))) for t in allowed]
+        if None in kinds or not ({True, False} <= set(kinds)):
+            return None
+        is_true = np.array(kinds, dtype=bool)
+        values = logits[allowed].astype(np.float64)
+        weights = np.exp(values - values.max())
+        p_true = float(weights[is_true].sum() / weights.sum())
+        return p_true, allowed[is_true], allowed[~is_true]
+
+    def decode(
+        self,
+        prompt: list[int],
+        constraint: GrammarConstraint | None,
+        budget: int,
+        *,
+        threshold: float = 0.5,
+        stop_at_eog: bool = True,
+        verdicts: list[float] | None = None,
+        guard: FreeTextGuard | None = None,
+    ) -> tuple[list[int], int, bool]:
+        """Greedy decoding: (tokens, how many were forced by the grammar, finished?).
+
+        At each boolean verdict the decoder commits to `true` exactly when P(true) reaches the
+        judge's threshold, and appends P(true) to `verdicts` (when given).
+        """
+        import llama_cpp
+
+        rt = self.rt
+        llama = rt.llama
+        self.eval_prompt(prompt)
+        generated: list[int] = []
+        forced = 0
+        if constraint is not None and (opening := constraint.forced()):
+            generated += opening
+            forced += len(opening)
+            llama.eval(opening)
+        while len(generated) < budget:
+            pointer = llama_cpp.llama_get_logits_ith(llama.ctx, -1)
+            logits = np.ctypeslib.as_array(pointer, shape=(rt.n_vocab,))
+            token = -1
+            if constraint is not None:
+                logits = constraint.mask_logits(logits)
+                verdict = self.verdict(logits)
+                if verdict is not None:
+                    p_true, true_ids, false_ids = verdict
+                    chosen = true_ids if p_true >= threshold else false_ids
+                    token = int(chosen[np.argmax(logits[chosen])])
+                    if verdicts is not None:
+                        verdicts.append(p_true)
+            if token < 0 and guard is not None:
+                logits = guard.mask(logits)
+            if token < 0:
+                token = int(np.argmax(logits))
+            if guard is not None:
+                guard.chose(token)
+            if stop_at_eog and llama_cpp.llama_vocab_is_eog(rt.vocab, token):
+                return generated, forced, True
+            step_tokens = [token]
+            if constraint is not None:
+                constraint.consume(token)
+                step_tokens += constraint.forced()
+                forced += len(step_tokens) - 1
+                if guard is not None and len(step_tokens) > 1:
+                    guard.new_string()
+            generated += step_tokens
+            if constraint is not None and constraint.finished:
+                return generated, forced, True
+            llama.eval(step_tokens)
+        return generated, forced, False

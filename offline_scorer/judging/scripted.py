@@ -1,0 +1,66 @@
+"""`ScriptedJudge`: a judge that answers from a script, for testing scoring logic and user code.
+
+It answers by step (preprocess, analyze, reason), never by call order, and records what each call
+sent, so a test can assert on prompts (for example that the coverage call never saw the source).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from offline_scorer.judging.protocol import Completion, JudgeBase, JudgeRequest
+
+
+class ScriptedJudge(JudgeBase):
+    """Answers each step with the verdicts it was given.
+
+    alignment: claim verdicts for the preprocess step, `{"claim", "supported", "reason"}` each.
+    questions: the questions the preprocess step "draws from the source".
+    coverage: verdicts for the analyze step, `{"question", "answered", "reason"}` each; as many or
+        as few as you like (the scorer matches them to the asked questions by position).
+    reason: what the model says in the reason step; it appears in `result.reason`.
+    raw: optional raw text per step, sent back verbatim instead of the scripted answer (for
+        testing how malformed answers are handled).
+    probabilities: optional P(true) per boolean verdict, by step ("preprocess": one per claim,
+        "analyze": one per coverage verdict), answered as a Completion with `threshold`; without
+        them the judge gives no probabilities, like any backend that cannot read them.
+    """
+
+    def __init__(
+        self,
+        *,
+        alignment: Sequence[Mapping[str, Any]] = (),
+        questions: Sequence[str] = (),
+        coverage: Sequence[Mapping[str, Any]] = (),
+        reason: str = "",
+        raw: Mapping[str, str] | None = None,
+        probabilities: Mapping[str, Sequence[float]] | None = None,
+        threshold: float | None = 0.5,
+    ) -> None:
+        self.answers = {
+            "preprocess": {"alignment": [dict(a) for a in alignment], "questions": list(questions)},
+            "analyze": {"coverage": [dict(c) for c in coverage]},
+            "reason": {"explanation": reason},
+        }
+        self.raw = dict(raw or {})
+        self.probabilities = {step: tuple(values) for step, values in (probabilities or {}).items()}
+        self.threshold = threshold
+        self.calls: list[tuple[str, str]] = []
+        self.requests: list[JudgeRequest] = []
+
+    def complete(self, request: JudgeRequest) -> Completion:
+        sent = request.text()
+        if request.output_schema is not None:
+            sent += "\n[schema]\n" + json.dumps(request.output_schema, ensure_ascii=False)
+        self.calls.append((request.step, sent))
+        self.requests.append(request)
+        if request.step in self.raw:
+            return Completion(self.raw[request.step])
+        if request.step not in self.answers:
+            raise ValueError(f"ScriptedJudge has no answer for step {request.step!r}")
+        text = json.dumps(self.answers[request.step], ensure_ascii=False, separators=(",", ":"))
+        if request.step in self.probabilities:
+            return Completion(text, self.probabilities[request.step], self.threshold)
+        return Completion(text)

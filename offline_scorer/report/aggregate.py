@@ -1,0 +1,163 @@
+"""Reading a results file strictly, and the run-level numbers over it.
+
+A report built from a silently skipped line would misstate the run, so every line is checked.
+The aggregate speaks of a generic score plus named axes (see report.axes), so a scorer with other
+axes needs no code here. Lines are checked against the results-line and result models.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from offline_scorer.batch.results import json_type, line_problem
+from offline_scorer.errors import InputError
+from offline_scorer.report.axes import DEFAULT_AXES, axes_of, limits
+from offline_scorer.report.numbers import dec, mean, median
+from offline_scorer.report.quality import judge_quality
+from offline_scorer.scorers.summarization.result import result_problem
+
+Item = dict[str, Any]
+
+LOWEST_COUNT = 5
+
+
+class _LineError(Exception):
+    """What is wrong with one line; read_results adds the path and line number."""
+
+
+def read_results(path: str | os.PathLike[str]) -> list[Item]:
+    """Every line of a results file, validated, so later steps can trust the shape."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"no such results file: {path}") from None
+    except IsADirectoryError:
+        raise InputError(f"{path} is a directory, not a results file") from None
+    except OSError as error:
+        raise InputError(f"cannot read {path}: {error.strerror}") from None
+    if not data:
+        return []
+    lines = data.split(b"\n")
+    torn_possible = lines[-1] != b""
+    if not torn_possible:
+        lines.pop()
+    items: list[Item] = []
+    for number, raw in enumerate(lines, start=1):
+        is_last = number == len(lines)
+        try:
+            items.append(_parse_line(raw, first=number == 1))
+        except _LineError as error:
+            if is_last and torn_possible and isinstance(error.__cause__, ValueError):
+                raise InputError(
+                    f"{path} line {number}: the last line is cut off (no line break at the end "
+                    "and not valid JSON), so the run that wrote it was probably killed; finish "
+                    "or re-run the evaluation, or delete that line to report on the rest"
+                ) from None
+            raise InputError(
+                f"{path} line {number}: {error}; fix or remove that line (results files are "
+                "written by the batch evaluator, one JSON object per line)"
+            ) from None
+    return items
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _parse_line(raw: bytes, first: bool) -> Item:
+    if first and raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _LineError(
+            f"not valid UTF-8 (byte 0x{raw[error.start]:02x} at column {error.start + 1})"
+        ) from error
+    if not text.strip():
+        raise _LineError("the line is empty")
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as error:
+        raise _LineError(f"not valid JSON ({error.msg} at column {error.colno})") from error
+    except ValueError as error:
+        raise _LineError(f"not valid JSON ({error})") from error
+    if not isinstance(value, dict):
+        raise _LineError(f"expected a JSON object, found {json_type(value)}")
+    check_line(value)
+    return value
+
+
+def _line_axes(record: dict[str, Any]) -> tuple[str, ...]:
+    keys = list(record)
+    if "score" in record and "limiting_axis" in record:
+        found = tuple(keys[keys.index("score") + 1 : keys.index("limiting_axis")])
+        return found or DEFAULT_AXES
+    return DEFAULT_AXES
+
+
+def check_line(record: dict[str, Any]) -> None:
+    """Raise _LineError naming the first thing wrong with one parsed results line.
+
+    The rules are the results line's (batch.results) and the result model's; none live here.
+    It must not chain a ValueError: read_results takes that for a torn (half-written) line.
+    """
+    problem = line_problem(record, _line_axes(record), result_problem)
+    if problem is not None:
+        raise _LineError(problem)
+
+
+def ok_items(items: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    return [item for item in items if item["status"] == "ok"]
+
+
+def lowest_indices(items: Sequence[Mapping[str, Any]], count: int = LOWEST_COUNT) -> list[int]:
+    """Positions of the lowest-scoring ok items; ties go to the earlier item for stable output."""
+    ranked = sorted(
+        (dec(item["score"]), index) for index, item in enumerate(items) if item["status"] == "ok"
+    )
+    return [index for _, index in ranked[:count]]
+
+
+def aggregate(
+    items: Sequence[Mapping[str, Any]],
+    label: str | None = None,
+    axes: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """Run-level numbers over the ok items; failures are counted and listed, never averaged.
+
+    `axes` defaults to those the lines carry (`axes_of`); each gets an "<axis>_mean".
+    "quality" holds judge-quality figures against the label in the items' metadata (the field
+    `label`, else the first of faithful, label, human_score found), or None without labels.
+    """
+    axes = axes_of(items) if axes is None else tuple(axes)
+    ok = ok_items(items)
+    scores = [item["score"] for item in ok]
+    limited_by = dict.fromkeys(limits(axes), 0)
+    for item in ok:
+        limited_by[item["limiting_axis"]] += 1
+    return {
+        "count": len(items),
+        "ok": len(ok),
+        "failed": len(items) - len(ok),
+        "mean": mean(scores),
+        "median": median(scores),
+        "min": min(scores, key=dec) if scores else None,
+        "max": max(scores, key=dec) if scores else None,
+        **{f"{axis}_mean": mean([item[axis] for item in ok]) for axis in axes},
+        "limited_by": limited_by,
+        "lowest": [
+            {key: items[i][key] for key in ("id", "score", *axes, "limiting_axis")}
+            for i in lowest_indices(items)
+        ],
+        "failures": [
+            {"id": item["id"], "line": item["line"], "error": item["error"]}
+            for item in items
+            if item["status"] == "error"
+        ],
+        "quality": judge_quality(items, label),
+    }

@@ -1,0 +1,169 @@
+"""The key field table: the key, the record, misses and dumps all derive from `FIELDS`.
+
+Key digests are pinned here: a change to the table that changes a key's bytes must fail a test,
+because every committed cassette would stop replaying.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from offline_scorer.cassette import judge, modes
+from offline_scorer.cassette.fields import DUMPED, FIELDS, IdentityField
+from offline_scorer.cassette.key import KeyParts, key_parts
+from offline_scorer.cassette.miss import differences, identity_differences
+from offline_scorer.cassette.records import from_payload, to_payload
+from offline_scorer.cassette.store import codec, container, errors, file, frames, salvage
+from offline_scorer.cassette.store.file import CassetteFile
+from offline_scorer.errors import CassetteFileError
+from offline_scorer.judging.protocol import (
+    Completion,
+    JudgeIdentity,
+    JudgeRequest,
+    Message,
+    SamplingSettings,
+)
+
+IDENTITY = JudgeIdentity("a" * 64, "b" * 64, "test-backend/1", 0.5)
+REQUEST = JudgeRequest(
+    step="preprocess",
+    messages=(Message("system", "Be strict."), Message("user", "Is the sky green?")),
+    output_schema={
+        "type": "object",
+        "properties": {"ok": {"type": "boolean"}},
+        "required": ["ok"],
+        "additionalProperties": False,
+    },
+    sampling=SamplingSettings(max_tokens=64, no_repeat_ngram=4, no_copy=("sky",)),
+)
+
+
+def test_key_digests_are_pinned():
+    parts = key_parts(REQUEST, IDENTITY)
+    assert parts.digest().hex() == (
+        "6f18b7dc367adec02c9500c52e18498b563d92cfc037ce81377e515a069e16d2"
+    )
+    # format 1 keys leave the verdict threshold out, so old cassettes still verify
+    assert dataclasses.replace(parts, key_format=1).digest().hex() == (
+        "e8d3e18b31e507a479416b84c3ca225c790132818a127f7de742192ee22f9fb8"
+    )
+
+
+def test_key_parts_are_the_table_in_order():
+    assert [f.name for f in dataclasses.fields(KeyParts)] == [f.name for f in FIELDS]
+
+
+def test_a_record_stores_exactly_the_key_fields_and_reads_them_back(tmp_path):
+    parts = key_parts(REQUEST, IDENTITY)
+    with CassetteFile(tmp_path / "c.oscas", create=True, writer="tests") as cas:
+        payload = to_payload(cas, REQUEST.step, parts, Completion('{"ok":true}'), {})
+        assert set(payload["request"]) == {f.name for f in FIELDS}
+        assert payload["request"]["messages"][0]["content"] == codec.blob_key("Be strict.").hex()
+        cas.append_exchange(parts.digest(), payload)
+        (key, stored), *_ = cas.iter_exchanges()
+        exchange = from_payload(cas, key, stored)
+    assert exchange.parts == parts and exchange.parts.digest() == key
+
+
+_CHANGES = {
+    "key_format": lambda value: 1,
+    "model_sha256": lambda value: "c" * 64,
+    "chat_template_sha256": lambda value: "d" * 64,
+    "backend": lambda value: "other/2",
+    "verdict_threshold": lambda value: 0.7,
+    "messages": lambda value: (value[0], ("user", "Is the sky blue?")),
+    "sampling": lambda value: tuple((k, 99 if k == "max_tokens" else v) for k, v in value),
+    "grammar": lambda value: value + 'extra ::= "x"\n',
+}
+
+
+def _changed(parts: KeyParts, name: str) -> KeyParts:
+    return dataclasses.replace(parts, **{name: _CHANGES[name](getattr(parts, name))})
+
+
+@pytest.mark.parametrize("field", FIELDS, ids=lambda f: f.name)
+def test_a_miss_explains_a_change_in_every_key_field(field):
+    parts = key_parts(REQUEST, IDENTITY)
+    changed = _changed(parts, field.name)
+    assert changed.digest() != parts.digest()
+    (line,) = differences(parts, changed)
+    assert line.startswith(field.label)
+
+
+def test_miss_wording_per_kind_of_field():
+    parts = key_parts(REQUEST, IDENTITY)
+
+    def diff(name):
+        return differences(parts, _changed(parts, name))[0]
+
+    assert diff("key_format") == "key format: recorded 2 vs now 1"
+    assert diff("model_sha256") == (
+        "model: recorded sha256 aaaaaaaaaaaaaaaa... vs now cccccccccccccccc..."
+    )
+    assert diff("verdict_threshold") == "verdict threshold: recorded 0.5 vs now 0.7"
+    assert diff("messages") == (
+        "prompt: message 2 (user) first differs at character 11: "
+        "recorded 'Is the sky green?' vs now 'Is the sky blue?'"
+    )
+    assert diff("sampling") == "settings: max_tokens recorded 64 vs now 99"
+
+
+def test_identity_differences_count_only_fields_of_the_records_format():
+    parts = key_parts(REQUEST, IDENTITY)
+    assert identity_differences(parts, IDENTITY) == []
+    other = dataclasses.replace(IDENTITY, backend="other/2", verdict_threshold=0.7)
+    assert identity_differences(parts, other) == [
+        "backend: recorded 'test-backend/1' vs now 'other/2'",
+        "verdict threshold: recorded 0.5 vs now 0.7",
+    ]
+    old = dataclasses.replace(parts, key_format=1, verdict_threshold=None)
+    assert identity_differences(old, IDENTITY) == []
+    assert {f.name for f in FIELDS if isinstance(f, IdentityField)} == {
+        f.name for f in dataclasses.fields(JudgeIdentity)
+    }
+
+
+def test_dump_columns_are_the_short_fields_then_the_texts():
+    assert [f.name for f in DUMPED] == [
+        "model_sha256",
+        "chat_template_sha256",
+        "backend",
+        "verdict_threshold",
+        "sampling",
+        "messages",
+        "grammar",
+    ]
+
+
+def test_a_malformed_request_field_is_named(tmp_path):
+    parts = key_parts(REQUEST, IDENTITY)
+    with CassetteFile(tmp_path / "c.oscas", create=True, writer="tests") as cas:
+        payload = to_payload(cas, REQUEST.step, parts, Completion("{}"), {})
+        key = parts.digest()
+        for change, problem in [
+            (lambda r: r.pop("backend"), "request has no 'backend'"),
+            (lambda r: r.update(verdict_threshold=1), "request.verdict_threshold has the wrong"),
+            (lambda r: r.update(key_format=True), "request.key_format has the wrong type"),
+            (lambda r: r.update(grammar="ab" * 32), "references blob abababababababab"),
+            (lambda r: r["messages"][0].pop("role"), "message has no 'role'"),
+        ]:
+            broken = {**payload, "request": {**payload["request"]}}
+            broken["request"]["messages"] = [dict(m) for m in payload["request"]["messages"]]
+            change(broken["request"])
+            with pytest.raises(CassetteFileError, match="malformed exchange record: exchange"):
+                from_payload(cas, key, broken)
+            with pytest.raises(CassetteFileError) as caught:
+                from_payload(cas, key, broken)
+            assert problem in str(caught.value)
+
+
+def test_old_imports_still_work():
+    """`store.container` and `cassette.judge` re-export what moved (other modules import them)."""
+    homes = [codec, errors, file, frames, salvage]
+    for name in container.__all__:
+        value = getattr(container, name)
+        assert any(getattr(home, name, None) is value for home in homes), name
+    for name in ("RecordMode", "forced_mode", "parse_mode", "MODE_ENV"):
+        assert getattr(judge, name) is getattr(modes, name)
