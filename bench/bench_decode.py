@@ -38,8 +38,8 @@ if str(ROOT) not in sys.path:
 
 from machine import cpu_model, package_version  # noqa: E402  (bench/machine.py)
 
+from offline_scorer.backends.llama_cpp import load_judge  # noqa: E402
 from offline_scorer.backends.llama_cpp.gbnf import request_grammar  # noqa: E402
-from offline_scorer.backends.llama_cpp.judge import load_judge  # noqa: E402
 from offline_scorer.scorers.summarization.prompts import PREPROCESS_MAX_TOKENS, preprocess_request  # noqa: E402
 
 PAIRS_FILE = ROOT / "fixtures" / "pairs.jsonl"
@@ -400,7 +400,7 @@ def main() -> None:
 
     started = time.perf_counter()
     judge = load_judge(threads=args.threads)
-    judge.reuse_prefix = False  # every run pays the same, full prompt evaluation
+    judge.engine.reuse_prefix = False  # every run pays the same, full prompt evaluation
     load_s = time.perf_counter() - started
     facts = machine_facts(judge)
 

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from offline_scorer.backends.llama_cpp.judge import load_judge
+from offline_scorer.backends.llama_cpp import load_judge
 from offline_scorer.judging.protocol import as_completion
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer

@@ -44,8 +44,9 @@ if str(ROOT) not in sys.path:
 
 from machine import cpu_model, package_version  # noqa: E402  (bench/machine.py)
 
+from offline_scorer.backends.llama_cpp import load_judge  # noqa: E402
 from offline_scorer.backends.llama_cpp.gbnf import request_grammar  # noqa: E402
-from offline_scorer.backends.llama_cpp.judge import LlamaJudge, default_threads, load_judge  # noqa: E402
+from offline_scorer.backends.llama_cpp.judge import LlamaJudge  # noqa: E402
 from offline_scorer.errors import GenerationError  # noqa: E402
 from offline_scorer.judging.protocol import (  # noqa: E402
     Completion,
@@ -60,6 +61,7 @@ from offline_scorer.scorers.summarization.prompts import (  # noqa: E402
     REASON_MAX_TOKENS,
 )
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer  # noqa: E402
+from offline_scorer.settings import default_threads  # noqa: E402
 
 PAIRS_FILE = ROOT / "fixtures" / "pairs.jsonl"
 DEEPEVAL_DIR = ROOT / "bench" / "deepeval"

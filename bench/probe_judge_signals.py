@@ -55,7 +55,7 @@ def recorded_probabilities(results: Path) -> dict[str, list[float]]:
 def content_free_signal(
     rows: list[dict[str, Any]], recorded: dict[str, list[float]], threads: int
 ) -> dict[str, float]:
-    from offline_scorer.backends.llama_cpp.judge import load_judge
+    from offline_scorer.backends.llama_cpp import load_judge
     from offline_scorer.judging.protocol import as_completion
 
     judge = load_judge("default", threads=threads)

@@ -44,14 +44,22 @@ def decode_text(data: bytes, what: str, name: str) -> str:
         ) from None
 
 
-def read_text(path: Path, what: str) -> str:
-    """A UTF-8 text file; a missing, unreadable or non-UTF-8 file is one line naming `what`."""
+def read_bytes(path: Path, noun: str, prefix: str = "") -> bytes:
+    """A file's bytes; missing, a folder, or unreadable is one InputError line.
+
+    `noun` names what the file should be ("dataset", "results file"); `prefix` names the option
+    it came from, if any ("--source: ").
+    """
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except FileNotFoundError:
-        raise InputError(f"{what}: no such file: {path}") from None
+        raise InputError(f"{prefix}no such {noun}: {path}") from None
     except IsADirectoryError:
-        raise InputError(f"{what}: {path} is a directory, not a text file") from None
+        raise InputError(f"{prefix}{path} is a directory, not a {noun}") from None
     except OSError as error:
-        raise InputError(f"{what}: cannot read {path}: {error.strerror}") from None
-    return decode_text(data, what, str(path))
+        raise InputError(f"{prefix}cannot read {path}: {error.strerror}") from None
+
+
+def read_text(path: Path, what: str) -> str:
+    """A UTF-8 text file given by option `what`; a leading BOM is dropped."""
+    return decode_text(read_bytes(path, "file", f"{what}: "), what, str(path))

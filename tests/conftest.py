@@ -81,6 +81,6 @@ PYTHON = sys.executable
 def live_judge():
     """The real default GGUF, loaded once per test session."""
     pytest.importorskip("llama_cpp", reason="the live extra is not installed")
-    from offline_scorer.backends.llama_cpp.judge import load_judge
+    from offline_scorer.backends.llama_cpp import load_judge
 
     return load_judge("default")

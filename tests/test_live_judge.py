@@ -149,7 +149,7 @@ def test_registry_template_text_is_used_when_the_gguf_has_none(tmp_path, live_ju
 
 
 def test_library_entry_point_loads_the_default(live_judge):
-    from offline_scorer.backends.llama_cpp.judge import load_judge
+    from offline_scorer.backends.llama_cpp import load_judge
 
     again = load_judge()
     assert again._rt is live_judge._rt  # one model load per process

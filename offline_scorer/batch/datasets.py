@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from offline_scorer.errors import InputError
+from offline_scorer.files import read_bytes
 
 CONTENT_FIELDS = ("id", "source", "summary", "input", "output")
 
@@ -211,14 +212,7 @@ def _csv(data: bytes) -> Iterator[DataItem | RowError]:
 
 def load_dataset(path: Path) -> list[DataItem | RowError]:
     """Every row of a .jsonl (or .json lines) or .csv file, in order."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"no such dataset: {path}") from None
-    except IsADirectoryError:
-        raise InputError(f"{path} is a directory, not a dataset file") from None
-    except OSError as error:
-        raise InputError(f"cannot read {path}: {error.strerror}") from None
+    data = read_bytes(path, "dataset")
     suffix = path.suffix.lower()
     if suffix == ".csv":
         return list(_csv(data))

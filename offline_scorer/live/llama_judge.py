@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import warnings
 
-from offline_scorer.backends.llama_cpp.judge import LlamaJudge, load_judge
+from offline_scorer.backends.llama_cpp import load_judge
+from offline_scorer.backends.llama_cpp.judge import LlamaJudge
 
 warnings.warn(
     "offline_scorer.live.llama_judge is deprecated and will be removed in the next release; "

@@ -15,6 +15,7 @@ from typing import Any
 
 from offline_scorer.batch.results import json_type, line_problem
 from offline_scorer.errors import InputError
+from offline_scorer.files import read_bytes
 from offline_scorer.report.axes import DEFAULT_AXES, axes_of, limits
 from offline_scorer.report.numbers import dec, mean, median
 from offline_scorer.report.quality import judge_quality
@@ -32,14 +33,7 @@ class _LineError(Exception):
 def read_results(path: str | os.PathLike[str]) -> list[Item]:
     """Every line of a results file, validated, so later steps can trust the shape."""
     path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"no such results file: {path}") from None
-    except IsADirectoryError:
-        raise InputError(f"{path} is a directory, not a results file") from None
-    except OSError as error:
-        raise InputError(f"cannot read {path}: {error.strerror}") from None
+    data = read_bytes(path, "results file")
     if not data:
         return []
     lines = data.split(b"\n")

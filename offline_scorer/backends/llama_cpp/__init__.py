@@ -48,6 +48,8 @@ def load_judge(
     gpu_layers: int | None = None,
 ) -> LlamaJudge:
     """The live judge for a registry name ('default' if None) or a path to a .gguf file."""
-    from offline_scorer.backends.llama_cpp.judge import load_judge as load
+    from offline_scorer.backends.llama_cpp.judge import LlamaJudge
+    from offline_scorer.models.registry import load_registry
 
-    return load(model, threads=threads, context_size=context_size, gpu_layers=gpu_layers)
+    spec = load_registry().resolve(model)
+    return LlamaJudge(spec, threads=threads, context_size=context_size, gpu_layers=gpu_layers)

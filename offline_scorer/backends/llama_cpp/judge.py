@@ -134,17 +134,3 @@ class LlamaJudge(JudgeBase):
             "llama-cpp-python": version("llama-cpp-python"),
             "llguidance": version("llguidance"),
         }
-
-
-def load_judge(
-    model: str | None = None,
-    *,
-    threads: int | None = None,
-    context_size: int | None = None,
-    gpu_layers: int | None = None,
-) -> LlamaJudge:
-    """The live judge for a registry name ('default' if None) or a path to a .gguf file."""
-    from offline_scorer.models.registry import load_registry
-
-    spec = load_registry().resolve(model)
-    return LlamaJudge(spec, threads=threads, context_size=context_size, gpu_layers=gpu_layers)
