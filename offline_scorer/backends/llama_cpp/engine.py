@@ -58,8 +58,8 @@ def _load_runtime(path: Path, n_ctx: int, threads: int, gpu_layers: int) -> _Run
             import llama_cpp
         except ImportError:
             raise ModelError(
-                "the live judge needs llama-cpp-python: install it with "
-                "`pip install 'offline-scorer[live]'` (or replay a cassette instead)"
+                "the live judge needs llama-cpp-python: run scripts/setup (it builds it), "
+                "or replay a cassette with --record-mode replay"
             ) from None
         try:
             llama = llama_cpp.Llama(
