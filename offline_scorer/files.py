@@ -6,27 +6,36 @@ A crash while writing leaves either the old bytes or the new ones, never a mix.
 from __future__ import annotations
 
 import os
+import secrets
+from collections.abc import Iterable
 from pathlib import Path
 
 from offline_scorer.errors import InputError
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Replace `path` with `data`: a temp file beside it, fsync, rename.
+def temp_sibling(target: Path, chunks: Iterable[bytes]) -> Path:
+    """Write `chunks` to a fresh, fsynced sibling of `target`; the caller renames or links it.
 
-    A plain open (not mkstemp) so the file gets the usual umask permissions, as a file the user
-    edits by hand (a registry) or shares (a report) should.
+    Created exclusively with the usual umask permissions, as a file the user edits by hand (a
+    registry) or shares (a report) should.
     """
-    tmp = path.parent / f".{path.name}.{os.getpid()}.tmp"
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
-        with open(tmp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        with os.fdopen(fd, "wb") as out:
+            for chunk in chunks:
+                out.write(chunk)
+            out.flush()
+            os.fsync(out.fileno())
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    return tmp
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Replace `path` with `data`: a crash leaves the old bytes or the new ones."""
+    os.replace(temp_sibling(path, [data]), path)
 
 
 def atomic_write_text(path: Path, text: str) -> None:

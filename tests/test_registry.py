@@ -10,7 +10,7 @@ import pytest
 from offline_scorer import ConfigError, ModelError
 from offline_scorer.judging.progress import SpinnerJudge
 from offline_scorer.judging.protocol import JudgeRequest, Message
-from offline_scorer.models.digests import file_sha256
+from offline_scorer.models.checksums import file_sha256
 from offline_scorer.models.registry import load_registry
 from tests.helpers import scripted
 

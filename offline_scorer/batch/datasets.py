@@ -221,7 +221,7 @@ def load_dataset(path: Path) -> list[DataItem | RowError]:
     raise InputError(f"{path}: unknown dataset type {suffix or '(no suffix)'}; use .jsonl or .csv")
 
 
-def digest(content: Any, context: Iterable[Any]) -> str:
+def content_digest(content: Any, context: Iterable[Any]) -> str:
     """sha256 of an item's content plus what else decides its result (options, judge)."""
     payload = json.dumps(
         [content, list(context)],

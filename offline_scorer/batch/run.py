@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from offline_scorer.batch.datasets import DataItem, RowError, digest, item_from_mapping
+from offline_scorer.batch.datasets import DataItem, RowError, content_digest, item_from_mapping
 from offline_scorer.batch.results import ItemError, ResultsLine
 from offline_scorer.errors import InputError, ModelError, OfflineScorerError
 from offline_scorer.scorers.protocol import Scorer, ScoreResult
@@ -114,8 +114,8 @@ def as_item(row: Any, index: int) -> DataItem | RowError:
 def item_digest(item: DataItem | RowError, context: Sequence[Any]) -> str:
     """The content digest a results line carries, matched by --resume."""
     if isinstance(item, RowError):
-        return digest(item.raw.hex(), context)
-    return digest(item.content(), context)
+        return content_digest(item.raw.hex(), context)
+    return content_digest(item.content(), context)
 
 
 def evaluate_item(

@@ -14,7 +14,7 @@ from offline_scorer.cassette.fields import DUMPED, sampling_settings
 from offline_scorer.cassette.records import Exchange, from_payload
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.cassette.store.salvage import repair, verify
-from offline_scorer.errors import InputError, OfflineScorerError
+from offline_scorer.errors import CassetteFileError, InputError, OfflineScorerError
 
 _path = click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 
@@ -97,15 +97,13 @@ def verify_command(path: Path, live: bool, threads: int | None) -> None:
     """Integrity (checksums, strict decoding, keys); with --live, reproducibility too."""
     report = verify(path)
     if not report.ok:
-        click.echo(f"DAMAGED {path}: {report.problem}", err=True)
-        sys.exit(6)
+        raise CassetteFileError(f"DAMAGED {path}: {report.problem}")
     with _open(path) as cas:
         mismatched = _check_keys(cas)
         if mismatched:
-            click.echo(
-                f"DAMAGED {path}: {mismatched} exchange(s) do not match their keys", err=True
+            raise CassetteFileError(
+                f"DAMAGED {path}: {mismatched} exchange(s) do not match their keys"
             )
-            sys.exit(6)
         click.echo(
             f"ok {path}: {report.records} intact records, {report.exchanges} exchanges, "
             f"{report.blobs} blobs"

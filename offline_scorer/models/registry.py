@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from offline_scorer.errors import ConfigError, ModelError
-from offline_scorer.models.digests import file_sha256
+from offline_scorer.models.checksums import file_sha256
 from offline_scorer.models.entry import (
     ModelEntry,
     parse_entry,

@@ -12,13 +12,13 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
-import secrets
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import portalocker
 
 from offline_scorer.cassette.store.frames import Buffer, encode_header
+from offline_scorer.files import temp_sibling
 
 __all__ = [
     "O_BINARY",
@@ -27,7 +27,6 @@ __all__ = [
     "locked",
     "mapped",
     "pread",
-    "temp_file",
     "write_frame",
 ]
 
@@ -76,29 +75,13 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def temp_file(target: Path, chunks: Iterable[bytes]) -> Path:
-    """Write `chunks` to a fresh, fsynced sibling of `target`; the caller links or renames it."""
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_BINARY, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            for chunk in chunks:
-                out.write(chunk)
-            out.flush()
-            os.fsync(out.fileno())
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    return tmp
-
-
 def create_cassette(path: Path, writer: str) -> None:
     """Create a cassette holding only its header, unless one already exists.
 
     Hard-linking a complete temp file into place fails if the name exists, so two processes
     creating at once cannot both write a header and no reader ever sees a half-written one.
     """
-    tmp = temp_file(path, [encode_header(writer)])
+    tmp = temp_sibling(path, [encode_header(writer)])
     try:
         try:
             os.link(tmp, path)

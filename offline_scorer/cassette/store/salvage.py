@@ -33,7 +33,8 @@ from offline_scorer.cassette.store.frames import (
     parse_frame,
     payload_of,
 )
-from offline_scorer.cassette.store.fs import O_BINARY, fsync_dir, locked, mapped, temp_file
+from offline_scorer.cassette.store.fs import O_BINARY, fsync_dir, locked, mapped
+from offline_scorer.files import temp_sibling
 
 __all__ = ["RepairReport", "VerifyReport", "corruption", "repair", "verify"]
 
@@ -230,9 +231,9 @@ def repair(path: str | os.PathLike[str]) -> RepairReport:
             backup = path.with_name(path.name + ".bak")
             step = 1 << 24
             original = (buf[i : i + step] for i in range(0, len(buf), step))
-            os.replace(temp_file(backup, original), backup)
+            os.replace(temp_sibling(backup, original), backup)
             kept = (buf[start:end] for start, end, _, _ in scan.kept)
-            os.replace(temp_file(path, itertools.chain((MAGIC, header), kept)), path)
+            os.replace(temp_sibling(path, itertools.chain((MAGIC, header), kept)), path)
             fsync_dir(path.parent)
             dropped = sum(end - start for start, end, _ in scan.damaged)
             return RepairReport(path, backup, kept_records, kept_bytes, len(scan.damaged), dropped)

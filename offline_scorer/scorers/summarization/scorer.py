@@ -7,12 +7,11 @@ all sit behind `Judge.complete`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import Any
 
 from offline_scorer.errors import GenerationError
-from offline_scorer.judging.protocol import Completion, Judge, JudgeRequest, TextJudge, as_judge
+from offline_scorer.judging.ask import ask
+from offline_scorer.judging.protocol import Completion, Judge, TextJudge, as_judge
 from offline_scorer.scorers.summarization import prompts
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.reason import compose_reason, facts
@@ -29,23 +28,6 @@ from offline_scorer.scorers.summarization.schemas import (
     PreprocessOutput,
     ReasonOutput,
 )
-
-Model = TypeVar("Model", bound=BaseModel)
-
-
-def _ask(judge: Judge, request: JudgeRequest, model: type[Model]) -> tuple[Model, Completion]:
-    completion = judge.complete(request)
-    text = completion.text
-    try:
-        return model.model_validate_json(text), completion
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "answer"
-        snippet = text[:120].replace("\n", " ")
-        raise GenerationError(
-            f"{request.step}: the judge's answer does not fit the schema ({where}: "
-            f"{first['msg']}); answer starts {snippet!r}"
-        ) from None
 
 
 def _probabilities(step: str, completion: Completion, verdicts: int) -> tuple[float, ...] | None:
@@ -94,13 +76,13 @@ class SummarizationScorer:
         the judge gives no probabilities: what calibrating a verdict threshold needs."""
         source, summary = self._texts(run)
         request = prompts.preprocess_request(source, summary, self.options.max_questions)
-        pre, completion = _ask(self.judge, request, PreprocessOutput)
+        pre, completion = ask(self.judge, request, PreprocessOutput)
         return _probabilities("preprocess", completion, len(pre.alignment))
 
     def score_texts(self, source: str, summary: str) -> ScorerResult:
         """Score a summary against a source given as plain text."""
         max_questions = self.options.max_questions
-        pre, pre_completion = _ask(
+        pre, pre_completion = ask(
             self.judge,
             prompts.preprocess_request(source, summary, max_questions),
             PreprocessOutput,
@@ -109,13 +91,13 @@ class SummarizationScorer:
         # A blank summary makes no claims, whatever a judge answers (live grammars enforce it).
         claims = pre.alignment if summary.strip() else []
         asked = pre.questions[:max_questions]
-        cov, cov_completion = _ask(
+        cov, cov_completion = ask(
             self.judge, prompts.analyze_request(summary, asked), CoverageOutput
         )
         answered_p = _probabilities("analyze", cov_completion, len(cov.coverage))
         coverage = align_verdicts(asked, cov.coverage)
         outcome = score_verdicts(claims, asked, coverage, self.options.scale)
-        explained, _ = _ask(self.judge, prompts.reason_request(facts(outcome)), ReasonOutput)
+        explained, _ = ask(self.judge, prompts.reason_request(facts(outcome)), ReasonOutput)
         probabilities = None
         if supported_p is not None or answered_p is not None:
             probabilities = VerdictProbabilities.aligned(
