@@ -57,6 +57,7 @@ def test_outputs_are_identical_with_and_without_kv_prefix_reuse(live_judge, fixt
 
 
 def test_two_processes_and_thread_counts_give_identical_bytes():
+    pytest.importorskip("llama_cpp")  # runs the CLI live, in a subprocess
     jsonschema = pytest.importorskip("jsonschema")
     outputs = []
     for threads in ("1", "2"):
@@ -70,6 +71,7 @@ def test_two_processes_and_thread_counts_give_identical_bytes():
 
 
 def test_readable_output_shows_score_axes_and_reason():
+    pytest.importorskip("llama_cpp")  # runs the CLI live, in a subprocess
     proc = run_cli("score", "--source", SOURCE, "--summary", SUMMARY)
     out = proc.stdout.decode()
     assert proc.returncode == 0, proc.stderr.decode()
@@ -86,6 +88,7 @@ def test_readable_output_shows_score_axes_and_reason():
 
 
 def test_source_over_the_context_is_a_clear_error(tmp_path):
+    pytest.importorskip("llama_cpp")  # runs the CLI live, in a subprocess
     long_source = tmp_path / "long.txt"
     long_source.write_text("The harbor bridge was repaired in spring. " * 150)
     proc = run_cli(

@@ -8,7 +8,11 @@ from __future__ import annotations
 import warnings
 
 from offline_scorer.backends.llama_cpp import load_judge
-from offline_scorer.backends.llama_cpp.judge import LlamaJudge
+
+try:  # the class needs the model runtime's dependencies; load_judge says so when called
+    from offline_scorer.backends.llama_cpp.judge import LlamaJudge
+except ImportError:  # pragma: no cover - core-only install
+    pass
 
 warnings.warn(
     "offline_scorer.live.llama_judge is deprecated and will be removed in the next release; "
