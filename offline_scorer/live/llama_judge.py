@@ -5,14 +5,14 @@ Kept for one release so code that imported `load_judge` from here keeps working.
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 from offline_scorer.backends.llama_cpp import load_judge
 
-try:  # the class needs the model runtime's dependencies; load_judge says so when called
+# The class needs the model runtime's dependencies; load_judge says so when called without them.
+with contextlib.suppress(ImportError):
     from offline_scorer.backends.llama_cpp.judge import LlamaJudge
-except ImportError:  # pragma: no cover - core-only install
-    pass
 
 warnings.warn(
     "offline_scorer.live.llama_judge is deprecated and will be removed in the next release; "
