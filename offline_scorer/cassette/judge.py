@@ -24,6 +24,7 @@ from offline_scorer.judging.protocol import (
     JudgeIdentity,
     JudgeRequest,
     as_completion,
+    as_judge,
 )
 
 __all__ = ["MODE_ENV", "CassetteJudge", "LiveFactory", "RecordMode", "forced_mode", "parse_mode"]
@@ -67,8 +68,10 @@ class CassetteJudge(JudgeBase):
     def live_judge(self) -> Judge:
         if self._live is None:
             raise CassetteMissError("no live model is available to record with")
-        if not isinstance(self._live, Judge):
-            self._live = self._live()
+        if not isinstance(self._live, JudgeBase | Judge):
+            # a judge of the user's (only `complete`), or a factory that loads one when needed
+            found = self._live
+            self._live = as_judge(found if hasattr(found, "complete") else found())
         return self._live
 
     def complete(self, request: JudgeRequest) -> Completion:

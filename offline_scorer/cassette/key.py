@@ -7,7 +7,9 @@ exchange (`KeyParts`) and turns them into the canonical bytes the digest is take
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
+import operator
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +40,7 @@ class KeyParts:
         A field joins at the key format that introduced it, so format 1 keys (no threshold)
         still verify, an old cassette reads as intact, and a miss can say which format it holds.
         """
-        values = tuple(getattr(self, f.name) for f in FIELDS if f.since <= self.key_format)
+        values = _fields_of_format(self.key_format)(self)
         return msgpack.packb(values, use_bin_type=True)  # tuples pack as arrays, like lists
 
     def digest(self) -> bytes:
@@ -47,6 +49,12 @@ class KeyParts:
 
 if tuple(f.name for f in dataclasses.fields(KeyParts)) != tuple(f.name for f in FIELDS):
     raise AssertionError("KeyParts must have exactly the attributes of fields.FIELDS, in order")
+
+
+@functools.cache
+def _fields_of_format(key_format: int) -> operator.attrgetter[tuple[Any, ...]]:
+    """A key's values in table order, those its format has (precomputed: replay is hot)."""
+    return operator.attrgetter(*(f.name for f in FIELDS if f.since <= key_format))
 
 
 def key_parts(request: JudgeRequest, identity: JudgeIdentity) -> KeyParts:

@@ -125,7 +125,10 @@ class ScorerResult(_Part):
 
     def to_json(self) -> str:
         """Stable bytes: Mastra's key order, UTF-8 text kept as is, two-space indent."""
-        return jsontext.indented(self.to_dict())
+        numbers: list[float | int] = [self.score]
+        if (found := self.verdict_probabilities) is not None:
+            numbers += [p for p in (found.threshold, *found.alignment, *found.coverage) if p]
+        return jsontext.indented(self.to_dict(), numbers)
 
 
 def result_json_schema() -> dict[str, Any]:

@@ -1,0 +1,36 @@
+"""The outlines backend: the same judge requests through outlines' llama.cpp integration and a
+JSON-schema constraint. Optional (`pip install -e '.[outlines]'`); importing this package does
+not import outlines.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from offline_scorer.backends import LoadOptions
+    from offline_scorer.backends.outlines.judge import OutlinesJudge
+    from offline_scorer.models.registry import ModelSpec
+
+# Enters cassette keys. No verdict threshold and no free-text guard: see judge.py.
+BACKEND_ID = "outlines-llamacpp/llguidance-json-schema/greedy/1"
+
+
+class OutlinesBackend:
+    name = "outlines"
+    backend_id = BACKEND_ID
+    verdict_probabilities = False
+
+    def load(self, spec: ModelSpec, options: LoadOptions) -> OutlinesJudge:
+        from offline_scorer.backends.outlines.judge import OutlinesJudge
+
+        return OutlinesJudge(
+            spec,
+            BACKEND_ID,
+            threads=options.threads,
+            context_size=options.context_size,
+            gpu_layers=options.gpu_layers,
+        )
+
+
+backend = OutlinesBackend()
