@@ -7,6 +7,7 @@ cached by path and settings: one model load per process.
 
 from __future__ import annotations
 
+import atexit
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -48,6 +49,14 @@ def _spells(piece: str) -> bool | None:
 
 
 _RUNTIMES: dict[tuple[str, int, int, int], _Runtime] = {}
+
+
+@atexit.register
+def _close_runtimes() -> None:
+    """Free the models while llama_cpp is intact: left to garbage collection at interpreter
+    exit, Llama.__del__ runs after its module's globals are gone and prints a traceback."""
+    while _RUNTIMES:
+        _RUNTIMES.popitem()[1].llama.close()
 
 
 def _load_runtime(path: Path, n_ctx: int, threads: int, gpu_layers: int) -> _Runtime:

@@ -13,6 +13,7 @@ with the default backend's.
 from __future__ import annotations
 
 import json
+import warnings
 from importlib.metadata import version
 from typing import Any
 
@@ -100,7 +101,9 @@ class OutlinesJudge(JudgeBase):
         # a tenth of the memory, ran faster, and agreed with the llama_cpp backend on 11 of 12
         # scores (outlines-core: 6 of 12; it spelled fixed strings with odd token splits).
         # Built once: outlines.Generator would rebuild the tokenizer on every call.
-        self._compiler = LLGuidanceBackend(self._model)
+        with warnings.catch_warnings():  # llama_cpp warns once per vocabulary entry
+            warnings.simplefilter("ignore", DeprecationWarning)
+            self._compiler = LLGuidanceBackend(self._model)
 
     @property
     def identity(self) -> JudgeIdentity:
