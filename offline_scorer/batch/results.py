@@ -58,6 +58,14 @@ class ResultsLine:
         return jsontext.line(self.to_record())
 
 
+def record_axes(record: Mapping[str, Any]) -> tuple[str, ...]:
+    """The axis names a parsed line carries: its keys between "score" and "limiting_axis"."""
+    keys = list(record)
+    if "score" not in record or "limiting_axis" not in record:
+        return ()
+    return tuple(keys[keys.index("score") + 1 : keys.index("limiting_axis")])
+
+
 def json_type(value: Any) -> str:
     if value is None:
         return "null"

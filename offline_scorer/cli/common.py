@@ -36,4 +36,3 @@ def report_cassette(judge: Judge) -> None:
         )
     if judge.hits:
         click.echo(f"replayed {judge.hits} exchange(s) from {judge.path}", err=True)
-    judge.close()

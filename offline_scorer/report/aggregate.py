@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from offline_scorer.batch.results import json_type, line_problem
+from offline_scorer.batch.results import json_type, line_problem, record_axes
 from offline_scorer.errors import InputError
 from offline_scorer.files import read_bytes
 from offline_scorer.report.axes import DEFAULT_AXES, axes_of, limits
@@ -86,21 +86,13 @@ def _parse_line(raw: bytes, first: bool) -> Item:
     return value
 
 
-def _line_axes(record: dict[str, Any]) -> tuple[str, ...]:
-    keys = list(record)
-    if "score" in record and "limiting_axis" in record:
-        found = tuple(keys[keys.index("score") + 1 : keys.index("limiting_axis")])
-        return found or DEFAULT_AXES
-    return DEFAULT_AXES
-
-
 def check_line(record: dict[str, Any]) -> None:
     """Raise _LineError naming the first thing wrong with one parsed results line.
 
     The rules are the results line's (batch.results) and the result model's; none live here.
     It must not chain a ValueError: read_results takes that for a torn (half-written) line.
     """
-    problem = line_problem(record, _line_axes(record), result_problem)
+    problem = line_problem(record, record_axes(record) or DEFAULT_AXES, result_problem)
     if problem is not None:
         raise _LineError(problem)
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from offline_scorer.batch.results import TIES
+from offline_scorer.batch.results import TIES, record_axes
 from offline_scorer.errors import InputError
+from offline_scorer.scorers.summarization.rule import AXES as SUMMARIZATION_AXES
 
 # The summarization scorer's axes, which today's lines carry; also assumed for an empty file.
-DEFAULT_AXES = ("alignment", "coverage")
+DEFAULT_AXES = SUMMARIZATION_AXES
 
 
 def limits(axes: Sequence[str]) -> tuple[str, ...]:
@@ -30,12 +31,7 @@ def axes_of(items: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
     """
     if not items:
         return DEFAULT_AXES
-    keys = list(items[0])
-    try:
-        axes = tuple(keys[keys.index("score") + 1 : keys.index("limiting_axis")])
-    except ValueError:
-        axes = ()
-    axes = axes or DEFAULT_AXES
+    axes = record_axes(items[0]) or DEFAULT_AXES
     clash = [axis for axis in axes if axis in TIES]
     if clash:
         raise InputError(f"an axis cannot be called {clash[0]!r}: that is a limiting_axis value")

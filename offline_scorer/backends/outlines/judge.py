@@ -17,6 +17,8 @@ import warnings
 from importlib.metadata import version
 from typing import Any
 
+import numpy as np
+
 from offline_scorer.backends.llama_cpp.engine import Engine
 from offline_scorer.backends.outlines.schema import for_outlines
 from offline_scorer.errors import ContextOverflowError, GenerationError, ModelError
@@ -54,8 +56,6 @@ class _CheckedProcessor:
                 return self.inner(input_ids, logits)
             except BaseException as error:  # re-raised by complete()
                 self.error = error
-        import numpy as np
-
         stopped = np.full_like(logits, -np.inf)
         stopped[..., self.eos] = 0.0
         return stopped

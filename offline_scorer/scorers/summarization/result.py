@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from offline_scorer import jsontext
-from offline_scorer.scorers.summarization.rule import ScoreOutcome
+from offline_scorer.scorers.summarization.rule import AXES, ScoreOutcome
 from offline_scorer.scorers.summarization.schemas import ClaimVerdict, QuestionVerdict
 
 PROBABILITY_PLACES = 4
@@ -114,7 +114,7 @@ class ScorerResult(_Part):
         """The named sub-scores a batch run and a report show beside the score."""
         if self.outcome is None:
             return {}
-        return {"alignment": self.outcome.alignment, "coverage": self.outcome.coverage}
+        return {axis: getattr(self.outcome, axis) for axis in AXES}
 
     @property
     def limiting_axis(self) -> str | None:

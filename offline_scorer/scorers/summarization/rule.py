@@ -11,6 +11,7 @@ from typing import Literal
 from offline_scorer.scorers.summarization.schemas import ClaimVerdict, QuestionVerdict
 
 LimitingAxis = Literal["alignment", "coverage", "both", "none"]
+AXES = ("alignment", "coverage")  # the sub-scores, in display order; the score is their minimum
 
 NO_VERDICT_REASON = "The judge returned no verdict for this question; it counts as not answered."
 

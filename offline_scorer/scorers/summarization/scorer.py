@@ -21,7 +21,7 @@ from offline_scorer.scorers.summarization.result import (
     ScorerResult,
     VerdictProbabilities,
 )
-from offline_scorer.scorers.summarization.rule import align_verdicts, score_verdicts
+from offline_scorer.scorers.summarization.rule import AXES, align_verdicts, score_verdicts
 from offline_scorer.scorers.summarization.runs import resolve_source, resolve_summary, split_run
 from offline_scorer.scorers.summarization.schemas import (
     CoverageOutput,
@@ -45,7 +45,7 @@ class SummarizationScorer:
 
     name = "summarization"
     steps: tuple[str, ...] = ("preprocess", "analyze", "reason")
-    axes: tuple[str, ...] = ("alignment", "coverage")
+    axes: tuple[str, ...] = AXES
 
     def __init__(self, judge: Judge | TextJudge, options: ScorerOptions) -> None:
         self.judge: Judge = as_judge(judge)  # a user's judge may only have `complete`
@@ -135,4 +135,4 @@ def create_summarization_scorer(
     if (judge is None) == (model is None):
         raise TypeError("give the judge once: create_summarization_scorer(judge=...)")
     resolved = ScorerOptions.from_mapping(options)
-    return SummarizationScorer(as_judge(judge if judge is not None else model), resolved)
+    return SummarizationScorer(judge if judge is not None else model, resolved)  # type: ignore[arg-type]
