@@ -48,3 +48,9 @@ class CassetteFileError(OfflineScorerError):
     """A cassette file is damaged, foreign or from an unsupported format version."""
 
     exit_code = 6
+
+
+class ClusterError(OfflineScorerError):
+    """The Ray cluster cannot run the job: not reachable, too small, or every actor lost."""
+
+    exit_code = 7

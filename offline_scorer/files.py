@@ -5,10 +5,12 @@ A crash while writing leaves either the old bytes or the new ones, never a mix.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from offline_scorer.errors import InputError
 
@@ -59,14 +61,26 @@ def read_bytes(path: Path, noun: str, prefix: str = "") -> bytes:
     `noun` names what the file should be ("dataset", "results file"); `prefix` names the option
     it came from, if any ("--source: ").
     """
+    with open_binary(path, noun, prefix) as handle:
+        try:
+            return handle.read()
+        except OSError as error:
+            raise InputError(f"{prefix}cannot read {path}: {error.strerror}") from None
+
+
+@contextlib.contextmanager
+def open_binary(path: Path, noun: str, prefix: str = "") -> Iterator[BinaryIO]:
+    """A file opened for streaming reads; missing, a folder, or unreadable is one InputError."""
     try:
-        return path.read_bytes()
+        handle = path.open("rb")
     except FileNotFoundError:
         raise InputError(f"{prefix}no such {noun}: {path}") from None
     except IsADirectoryError:
         raise InputError(f"{prefix}{path} is a directory, not a {noun}") from None
     except OSError as error:
         raise InputError(f"{prefix}cannot read {path}: {error.strerror}") from None
+    with handle:
+        yield handle
 
 
 def read_text(path: Path, what: str) -> str:

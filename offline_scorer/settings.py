@@ -19,6 +19,7 @@ RECORD_MODE_ENV = "OFFLINE_SCORER_RECORD_MODE"  # forces a record mode on every 
 MODELS_ENV = "OFFLINE_SCORER_MODELS"  # the user's model registry file
 CACHE_DIR_ENV = "OFFLINE_SCORER_CACHE_DIR"  # where model digests are cached
 THREADS_ENV = "OFFLINE_SCORER_THREADS"  # CPU threads for live decoding
+RAY_ADDRESS_ENV = "OFFLINE_SCORER_RAY_ADDRESS"  # the cluster `eval --executor ray` joins
 
 ENVIRONMENT = (CASSETTE_ENV, RECORD_MODE_ENV, MODELS_ENV, CACHE_DIR_ENV, THREADS_ENV)
 

@@ -1,7 +1,8 @@
 """Reading evaluation datasets: JSONL and CSV rows into items, bad rows into row errors.
 
-A dataset is read whole before a run starts, so every malformed row is known (with its line
-number) up front, and a resumed run can check that the data did not change under it.
+A dataset is read as a stream (`iter_dataset`), one row at a time, so a million-row file costs
+the memory of one row; a malformed row becomes a failed item with its line number, and the run
+goes on. `count_rows` is the cheap first pass that gives a progress bar its total.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ import math
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from offline_scorer.errors import InputError
-from offline_scorer.files import read_bytes
+from offline_scorer.files import open_binary
 
 CONTENT_FIELDS = ("id", "source", "summary", "input", "output")
 
@@ -55,6 +56,9 @@ class RowError:
     line: int | None
     message: str
     raw: bytes = b""
+
+
+Item = DataItem | RowError  # what a dataset yields: a row to score, or one that failed to read
 
 
 def _jsonable(value: Any, name: str) -> Any:
@@ -137,8 +141,9 @@ def item_from_mapping(row: Mapping[str, Any], line: int | None, fallback_id: str
     )
 
 
-def _jsonl(data: bytes) -> Iterator[DataItem | RowError]:
-    for number, raw in enumerate(data.split(b"\n"), start=1):
+def _jsonl(lines: Iterable[bytes]) -> Iterator[DataItem | RowError]:
+    for number, raw in enumerate(lines, start=1):
+        raw = raw.removesuffix(b"\n")
         if not raw.strip():
             continue
         fallback = f"line-{number}"
@@ -183,9 +188,9 @@ def _jsonl(data: bytes) -> Iterator[DataItem | RowError]:
             )
 
 
-def _csv(data: bytes) -> Iterator[DataItem | RowError]:
-    text = data.decode("utf-8", errors="surrogateescape").removeprefix("\ufeff")
-    reader = csv.DictReader(io.StringIO(text, newline=""))
+def _csv(handle: BinaryIO) -> Iterator[DataItem | RowError]:
+    text = io.TextIOWrapper(handle, encoding="utf-8-sig", errors="surrogateescape", newline="")
+    reader = csv.DictReader(text)
     header = reader.fieldnames or []
     missing = {"source", "summary"} - set(header)
     if missing:
@@ -210,15 +215,39 @@ def _csv(data: bytes) -> Iterator[DataItem | RowError]:
             yield RowError(row.get("id") or fallback, line, f"line {line}: {error}")
 
 
-def load_dataset(path: Path) -> list[DataItem | RowError]:
-    """Every row of a .jsonl (or .json lines) or .csv file, in order."""
-    data = read_bytes(path, "dataset")
+def _kind(path: Path) -> str:
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        return list(_csv(data))
+        return "csv"
     if suffix in (".jsonl", ".json", ".ndjson"):
-        return list(_jsonl(data))
+        return "jsonl"
     raise InputError(f"{path}: unknown dataset type {suffix or '(no suffix)'}; use .jsonl or .csv")
+
+
+def iter_dataset(path: Path) -> Iterator[DataItem | RowError]:
+    """Every row of a .jsonl (or .json lines) or .csv file, in order, read as a stream."""
+    kind = _kind(path)
+    with open_binary(path, "dataset") as handle:
+        try:
+            yield from _csv(handle) if kind == "csv" else _jsonl(handle)
+        except OSError as error:
+            raise InputError(f"cannot read {path}: {error.strerror}") from None
+
+
+def load_dataset(path: Path) -> list[DataItem | RowError]:
+    """Every row, in a list (for small files: calibration sets, tests)."""
+    return list(iter_dataset(path))
+
+
+def count_rows(path: Path) -> int:
+    """How many items `iter_dataset` yields, without building them (JSONL: non-blank lines)."""
+    if _kind(path) == "csv":
+        return sum(1 for _ in iter_dataset(path))
+    with open_binary(path, "dataset") as handle:
+        try:
+            return sum(1 for raw in handle if raw.strip())
+        except OSError as error:
+            raise InputError(f"cannot read {path}: {error.strerror}") from None
 
 
 def content_digest(content: Any, context: Iterable[Any]) -> str:

@@ -1,37 +1,36 @@
 """Executors: where a batch's items are scored. Results come back in input order.
 
 Serial scores in this process. The process pool starts `workers` processes, each opening its
-own judge from the same settings (a model is loaded once per process). A cluster executor goes
-here as a sibling: it only has to yield `ItemResult`s in input order.
+own judge from the same settings (a model is loaded once per process). The Ray executor
+(`batch.cluster`) spreads items over a cluster's actors.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing import get_context
-from typing import Any, Protocol
+from typing import Any
 
-from offline_scorer.batch.datasets import DataItem, RowError
-from offline_scorer.batch.run import ItemResult, evaluate_item
+from offline_scorer.batch.datasets import Item
+from offline_scorer.batch.run import Executor, ItemResult, Target, evaluate_item
 from offline_scorer.judging.open import JudgeSettings, open_judge
 from offline_scorer.scorers import build_scorer
 from offline_scorer.scorers.protocol import Scorer
 
-Item = DataItem | RowError
-
-
-class Executor(Protocol):
-    def results(self, items: Sequence[Item], context: list[Any]) -> Iterator[ItemResult]: ...
+__all__ = ["Executor", "ProcessPoolExecutorBackend", "SerialExecutor"]
 
 
 class SerialExecutor:
     def __init__(self, scorer: Scorer) -> None:
         self.scorer = scorer
 
-    def results(self, items: Sequence[Item], context: list[Any]) -> Iterator[ItemResult]:
+    def results(
+        self, items: Iterable[Item], context: list[Any], target: Target | None = None
+    ) -> Iterator[ItemResult]:
         for item in items:
-            yield evaluate_item(item, [self.scorer], [self.scorer.name], context)
+            yield evaluate_item(item, [self.scorer], [self.scorer.name], context, target)
 
 
 _WORKER: dict[str, Scorer] = {}
@@ -42,9 +41,9 @@ def _worker_init(settings: JudgeSettings, scorer: str, options: Any) -> None:
     _WORKER["scorer"] = build_scorer(scorer, judge, options)
 
 
-def _worker_eval(item: Item, context: list[Any]) -> ItemResult:
+def _worker_eval(item: Item, context: list[Any], target: Target | None) -> ItemResult:
     scorer = _WORKER["scorer"]
-    return evaluate_item(item, [scorer], [scorer.name], context)
+    return evaluate_item(item, [scorer], [scorer.name], context, target)
 
 
 class ProcessPoolExecutorBackend:
@@ -56,11 +55,19 @@ class ProcessPoolExecutorBackend:
         self.scorer = scorer
         self.options = options
 
-    def results(self, items: Sequence[Item], context: list[Any]) -> Iterator[ItemResult]:
+    def results(
+        self, items: Iterable[Item], context: list[Any], target: Target | None = None
+    ) -> Iterator[ItemResult]:
         with ProcessPoolExecutor(
             max_workers=self.workers,
             mp_context=get_context("spawn"),
             initializer=_worker_init,
             initargs=(self.settings, self.scorer, self.options),
         ) as pool:
-            yield from pool.map(_worker_eval, items, [context] * len(items))
+            window: deque[Future[ItemResult]] = deque()
+            for item in items:  # a bounded window: pool.map would read the whole stream first
+                window.append(pool.submit(_worker_eval, item, context, target))
+                if len(window) >= 2 * self.workers:
+                    yield window.popleft().result()
+            while window:
+                yield window.popleft().result()

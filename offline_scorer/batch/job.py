@@ -1,15 +1,21 @@
-"""One `eval` job: a dataset in, a results file out, in input order, resumable."""
+"""One `eval` job: a dataset in, a results file out, in input order, resumable.
+
+The data is streamed twice, never held: once to count its rows (the progress bar's total),
+then item by item into the executor. The driver's memory is one item plus what the executor
+keeps in flight.
+"""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from offline_scorer.batch.datasets import DataItem, load_dataset
-from offline_scorer.batch.executors import Executor, Item
-from offline_scorer.batch.resume import LineWriter, existing_prefix, rewrite
+from offline_scorer.batch.datasets import DataItem, Item, count_rows, iter_dataset
+from offline_scorer.batch.executors import Executor
+from offline_scorer.batch.resume import LineWriter, keep_prefix
 from offline_scorer.batch.run import item_context, item_digest
 from offline_scorer.errors import InputError
 from offline_scorer.scorers.protocol import Scorer
@@ -24,44 +30,49 @@ class EvalJob:
     fail_fast: bool = False
     progress: bool = False  # a progress bar on stderr
 
-    def load(self) -> list[Item]:
-        """The dataset's items, after refusing what would lose data (before any model loads)."""
+    def check(self) -> int:
+        """The dataset's row count, after refusing what would lose data (before a model loads)."""
         if self.resume and self.overwrite:
             raise InputError("--resume and --overwrite exclude each other")
-        items = load_dataset(self.data)
-        if not items:
+        rows = count_rows(self.data)
+        if not rows:
             raise InputError(f"{self.data}: the dataset has no rows")
         if self.out.exists() and not (self.resume or self.overwrite):
             raise InputError(
                 f"{self.out} exists; pass --resume to continue it or --overwrite to replace it"
             )
-        return items
+        return rows
+
+    def items(self) -> Iterator[Item]:
+        return iter_dataset(self.data)
 
 
-def run_job(
-    job: EvalJob, items: Sequence[Item], scorer: Scorer, executor: Executor
-) -> tuple[int, int]:
-    """Score what is not done yet and append it; returns (items in the data, failed now)."""
+def _expected(context: list[Any]) -> Callable[[Item], tuple[str, str, Mapping[str, Any]]]:
+    def expected(item: Item) -> tuple[str, str, Mapping[str, Any]]:
+        meta = item.metadata if isinstance(item, DataItem) else {}
+        return item.id, item_digest(item, context), meta
+
+    return expected
+
+
+def run_job(job: EvalJob, scorer: Scorer, executor: Executor, total: int) -> tuple[int, int]:
+    """Score what is not done yet and append it; returns (items written now, failed now)."""
     context = item_context([scorer])
-    expected = [
-        (item.id, item_digest(item, context), item.metadata if isinstance(item, DataItem) else {})
-        for item in items
-    ]
+    items = job.items()
     done, keep = 0, 0
     if job.resume and job.out.exists():
-        kept, changed = existing_prefix(job.out, expected)
-        done = len(kept)
-        keep = rewrite(job.out, kept) if changed else sum(len(line) + 1 for line in kept)
+        done, keep = keep_prefix(job.out, items, _expected(context))
     writer = LineWriter(job.out, keep)
     bar = None
     if job.progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(items), initial=done, desc="scoring", unit="item", file=sys.stderr)
-    failed = 0
+        bar = tqdm(total=total, initial=done, desc="scoring", unit="item", file=sys.stderr)
+    written = failed = 0
     try:
-        for result in executor.results(items[done:], context):
+        for result in executor.results(items, context):
             writer.write(result.to_line())
+            written += 1
             failed += 0 if result.ok else 1
             if bar is not None:
                 bar.update(1)
@@ -71,4 +82,4 @@ def run_job(
         writer.close()
         if bar is not None:
             bar.close()
-    return len(items), failed
+    return written, failed

@@ -8,63 +8,96 @@ and continues after it, so a resumed run ends with the same bytes as an uninterr
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from offline_scorer import jsontext
+from offline_scorer.batch.datasets import Item
 from offline_scorer.batch.results import with_metadata
 from offline_scorer.errors import InputError
-from offline_scorer.files import atomic_write_bytes
+from offline_scorer.files import open_binary, temp_sibling
+
+Expected = Callable[[Item], tuple[str, str, Mapping[str, Any]]]  # (id, digest, metadata)
 
 
-def existing_prefix(
-    out: Path, expected: Sequence[tuple[str, str, Mapping[str, Any]]]
-) -> tuple[list[bytes], bool]:
-    """The lines of an existing results file that match the data, each brought up to date.
+def keep_prefix(out: Path, items: Iterator[Item], expected: Expected) -> tuple[int, int]:
+    """Keep the lines of `out` that match the data, each brought up to date; (lines, bytes).
 
-    A line matches its item by id and content digest. Its metadata is taken from the data (it
-    never changes a score): a line written before results lines carried metadata gains the
-    key, and an edited label replaces the old one. Returns the kept lines (without their line
-    breaks) and whether any of them differs from the file's bytes. Refuses a mismatch.
+    Reads `out` and the data as streams, taking one item from `items` per kept line, so the
+    caller continues with the next item. A line matches its item by id and content digest.
+    Its metadata is taken from the data (it never changes a score): a line written before
+    results lines carried metadata gains the key, and an edited label replaces the old one;
+    only then is the file rewritten (atomically). Refuses a mismatch. A torn last line (a
+    kill -9 in mid-write) is dropped.
     """
-    lines = out.read_bytes().split(b"\n")
-    complete = lines[:-1]  # the last piece is empty, or a torn line from a killed run
-    kept: list[bytes] = []
-    changed = False
-    for number, raw in enumerate(complete):
+    with open_binary(out, "results file") as handle:
+        lines = _updated_lines(out, handle, items, expected)
+        count = offset = 0
+        for raw, line in lines:
+            if line != raw:
+                rewritten, size = _rewrite(out, offset, line, lines)
+                return count + rewritten, size
+            count += 1
+            offset += len(raw) + 1
+        return count, offset
+
+
+def _updated_lines(
+    out: Path, handle: BinaryIO, items: Iterator[Item], expected: Expected
+) -> Iterator[tuple[bytes, bytes]]:
+    for number, raw in enumerate(handle, start=1):
+        if not raw.endswith(b"\n"):
+            return
+        raw = raw[:-1]
         try:
             record = json.loads(raw)
             found = (record["id"], record["digest"])
         except (ValueError, KeyError, TypeError):
             raise InputError(
-                f"{out}: line {number + 1} is not a results line; use another "
+                f"{out}: line {number} is not a results line; use another "
                 "--out, or --overwrite to start again"
             ) from None
-        if number >= len(expected) or found != expected[number][:2]:
+        item = next(items, None)
+        want = None if item is None else expected(item)
+        if want is None or found != want[:2]:
             raise InputError(
-                f"{out}: line {number + 1} (id {found[0]!r}) does not match item "
-                f"{number + 1} of the data (changed data or options?); use another --out, or "
+                f"{out}: line {number} (id {found[0]!r}) does not match item "
+                f"{number} of the data (changed data or options?); use another --out, or "
                 "--overwrite to start again"
             )
-        line = jsontext.line(with_metadata(record, expected[number][2])).encode("utf-8")
-        if line != raw:
-            changed = True
-            raw = line
-        kept.append(raw)
-    return kept, changed
+        yield raw, jsontext.line(with_metadata(record, want[2])).encode("utf-8")
 
 
-def rewrite(out: Path, lines: Sequence[bytes]) -> int:
-    """Replace `out` by `lines` atomically; returns the bytes written."""
-    data = b"".join(line + b"\n" for line in lines)
+def _rewrite(
+    out: Path, prefix: int, first: bytes, rest: Iterator[tuple[bytes, bytes]]
+) -> tuple[int, int]:
+    """Replace `out` by its first `prefix` bytes, then `first` and the updated `rest` lines;
+    returns (lines written after the prefix, bytes in the file)."""
+    written = 0
+
+    def chunks() -> Iterator[bytes]:
+        nonlocal written
+        with out.open("rb") as again:
+            left = prefix
+            while left:
+                block = again.read(min(left, 1 << 20))
+                left -= len(block)
+                yield block
+        for line in itertools.chain([first], (updated for _raw, updated in rest)):
+            written += 1
+            yield line + b"\n"
+
     try:
-        atomic_write_bytes(out, data)
+        tmp = temp_sibling(out, chunks())
+        size = tmp.stat().st_size
+        os.replace(tmp, out)
     except OSError as error:
         raise InputError(f"cannot update {out}: {error.strerror or error}") from None
-    return len(data)
+    return written, size
 
 
 class LineWriter:

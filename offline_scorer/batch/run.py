@@ -8,11 +8,17 @@ would fail every item, so they stop the run.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from offline_scorer.batch.datasets import DataItem, RowError, content_digest, item_from_mapping
+from offline_scorer.batch.datasets import (
+    DataItem,
+    Item,
+    RowError,
+    content_digest,
+    item_from_mapping,
+)
 from offline_scorer.batch.results import ItemError, ResultsLine
 from offline_scorer.errors import InputError, ModelError, OfflineScorerError
 from offline_scorer.scorers.protocol import Scorer, ScoreResult
@@ -167,6 +173,18 @@ def evaluate_item(
     return ItemResult(item.id, item.line, key, results=results, metadata=meta, axes=axes)
 
 
+class Executor(Protocol):
+    """Scores a stream of items; yields one result per item, in input order.
+
+    `items` may be a generator over a file of millions of rows: an executor takes from it only
+    as fast as it scores, so the caller's memory stays bounded.
+    """
+
+    def results(
+        self, items: Iterable[Item], context: list[Any], target: Target | None = None
+    ) -> Iterator[ItemResult]: ...
+
+
 def run_evals(
     *,
     data: Iterable[Any],
@@ -174,15 +192,27 @@ def run_evals(
     target: Target | None = None,
     on_item_complete: Callable[[ItemResult], None] | None = None,
     fail_fast: bool = False,
+    executor: Executor | None = None,
 ) -> EvalRun:
-    """Score every item with every scorer; failures are recorded per item."""
+    """Score every item with every scorer; failures are recorded per item.
+
+    With an `executor` (a `RayExecutor`, say) items are scored where it says, by the one scorer
+    it runs: pass `scorers=[executor.scorer]`.
+    """
     if not scorers:
         raise InputError("run_evals needs at least one scorer")
+    if executor is not None and len(scorers) != 1:
+        raise InputError("run_evals with an executor takes its one scorer: [executor.scorer]")
     names = scorer_names(scorers)
     context = item_context(scorers)
+    rows = (as_item(row, index) for index, row in enumerate(data))
+    results = (
+        (evaluate_item(item, scorers, names, context, target) for item in rows)
+        if executor is None
+        else executor.results(rows, context, target)
+    )
     items = []
-    for index, row in enumerate(data):
-        result = evaluate_item(as_item(row, index), scorers, names, context, target)
+    for result in results:
         items.append(result)
         if on_item_complete is not None:
             on_item_complete(result)

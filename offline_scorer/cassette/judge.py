@@ -2,12 +2,17 @@
 
 The scorer cannot tell it from a live model. The record modes (vcrpy's) are in `modes`; they
 are re-exported here because callers import them from this module.
+
+A judge that answers on another machine (a cluster actor) records into a `sink` instead of a
+file: the exchanges travel back with their item, and the driver's `CassetteJudge` writes them
+with `record`, in input order, exactly as `complete` would have.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +32,29 @@ from offline_scorer.judging.protocol import (
     as_judge,
 )
 
-__all__ = ["MODE_ENV", "CassetteJudge", "LiveFactory", "RecordMode", "forced_mode", "parse_mode"]
+__all__ = [
+    "MODE_ENV",
+    "CassetteJudge",
+    "LiveFactory",
+    "RecordMode",
+    "Recorded",
+    "forced_mode",
+    "parse_mode",
+]
 
 LiveFactory = Callable[[], Judge]
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One exchange a live judge answered, before it is written (it may cross a process)."""
+
+    request: JudgeRequest
+    completion: Completion
+    meta: Mapping[str, Any]
+
+
+Sink = Callable[[Recorded], None]
 
 
 class CassetteJudge(JudgeBase):
@@ -37,20 +62,30 @@ class CassetteJudge(JudgeBase):
 
     def __init__(
         self,
-        path: str | os.PathLike[str],
+        path: str | os.PathLike[str] | None,
         *,
         mode: RecordMode,
         identity: JudgeIdentity,
         live: Judge | LiveFactory | None = None,
+        sink: Sink | None = None,
     ) -> None:
-        self.path = Path(path)
+        """`sink`, when given, receives what is recorded instead of the file (which may then be
+        None in record mode: only replay and auto read a cassette)."""
         self.mode = RecordMode(mode)
         self._identity = identity
         self._live = live
+        self._sink = sink
         self.hits = 0
         self.recorded = 0
         self.cassette: CassetteFile | None = None
-        if self.mode is not RecordMode.OFF:
+        reads = self.mode in (RecordMode.REPLAY, RecordMode.AUTO)
+        if path is None:
+            if self.mode is not RecordMode.OFF and (reads or sink is None):
+                raise ValueError(f"record mode {self.mode.value} needs a cassette path")
+            self.path = Path()
+            return
+        self.path = Path(path)
+        if self.mode is not RecordMode.OFF and (reads or sink is None):
             if self.mode is RecordMode.REPLAY and not self.path.exists():
                 raise CassetteMissError(
                     f"replay: cassette {self.path} does not exist; record it first with "
@@ -75,11 +110,11 @@ class CassetteJudge(JudgeBase):
         return self._live
 
     def complete(self, request: JudgeRequest) -> Completion:
-        if self.cassette is None:
+        if self.mode is RecordMode.OFF:
             return as_completion(self.live_judge().complete(request))
-        parts = key_parts(request, self.identity)
-        key = parts.digest()
-        if self.mode in (RecordMode.REPLAY, RecordMode.AUTO):
+        if self.cassette is not None and self.mode in (RecordMode.REPLAY, RecordMode.AUTO):
+            parts = key_parts(request, self.identity)
+            key = parts.digest()
             payload = self.cassette.get_exchange(key)
             if payload is not None:
                 self.hits += 1
@@ -90,11 +125,30 @@ class CassetteJudge(JudgeBase):
                 raise CassetteMissError(describe_miss(self.cassette, request.step, parts))
         live = self.live_judge()
         completion = as_completion(live.complete(request))
-        self.cassette.append_exchange(
-            key, to_payload(self.cassette, request.step, parts, completion, _meta(live, completion))
-        )
-        self.recorded += 1
+        exchange = Recorded(request, completion, _meta(live, completion))
+        if self._sink is not None:
+            self._sink(exchange)
+        else:
+            self.record(exchange)
         return completion
+
+    def record(self, exchange: Recorded) -> None:
+        """Write an exchange answered live (here or on another machine) as `complete` would.
+
+        In auto mode an exchange already in the cassette is not written again: a serial run
+        would have replayed it, so skipping it keeps the file's bytes the same.
+        """
+        if self.cassette is None:
+            raise CassetteMissError(f"record mode {self.mode.value} writes no cassette")
+        parts = key_parts(exchange.request, self.identity)
+        key = parts.digest()
+        if self.mode is RecordMode.AUTO and self.cassette.has_exchange(key):
+            return
+        payload = to_payload(
+            self.cassette, exchange.request.step, parts, exchange.completion, exchange.meta
+        )
+        self.cassette.append_exchange(key, payload)
+        self.recorded += 1
 
     def close(self) -> None:
         if self.cassette is not None:

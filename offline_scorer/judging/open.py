@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from offline_scorer.backends import Backend, LoadOptions, get_backend
-from offline_scorer.cassette.judge import CassetteJudge, RecordMode, forced_mode
+from offline_scorer.cassette.judge import CassetteJudge, RecordMode, Sink, forced_mode
 from offline_scorer.errors import ModelError
 from offline_scorer.judging.protocol import Judge, JudgeIdentity
 from offline_scorer.models.registry import ModelSpec, load_registry
@@ -48,8 +48,12 @@ def resolve_mode(requested: RecordMode | None) -> tuple[RecordMode, str | None]:
     return requested or RecordMode.RECORD, None
 
 
-def open_judge(settings: JudgeSettings) -> tuple[Judge, ModelSpec]:
-    """The judge for these settings, and the registry entry it stands for."""
+def open_judge(settings: JudgeSettings, sink: Sink | None = None) -> tuple[Judge, ModelSpec]:
+    """The judge for these settings, and the registry entry it stands for.
+
+    With a `sink` (a cluster actor's), recorded exchanges go there instead of the cassette,
+    which is then only read (replay and auto) and in record mode not opened at all.
+    """
     spec = load_registry().resolve(settings.model)
     backend = get_backend(settings.backend or spec.backend)
 
@@ -67,7 +71,9 @@ def open_judge(settings: JudgeSettings) -> tuple[Judge, ModelSpec]:
     mode = settings.mode
     if mode is RecordMode.OFF:
         return live(), spec
-    path = settings.cassette or default_cassette()
+    path: Path | None = settings.cassette or default_cassette()
+    if sink is not None and mode is RecordMode.RECORD:
+        path = None
     identity = pinned_identity(spec, backend)
     if mode is RecordMode.REPLAY:
         if identity is None:
@@ -80,5 +86,6 @@ def open_judge(settings: JudgeSettings) -> tuple[Judge, ModelSpec]:
         judge = live()
         if judge.identity is None:
             raise ModelError(f"the {backend.name} backend's judge has no identity to record")
-        return CassetteJudge(path, mode=mode, identity=judge.identity, live=judge), spec
-    return CassetteJudge(path, mode=mode, identity=identity, live=live), spec
+        recorder = CassetteJudge(path, mode=mode, identity=judge.identity, live=judge, sink=sink)
+        return recorder, spec
+    return CassetteJudge(path, mode=mode, identity=identity, live=live, sink=sink), spec

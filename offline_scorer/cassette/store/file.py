@@ -232,6 +232,9 @@ class CassetteFile:
         entry = self._exchanges.get(key)
         return None if entry is None else self._exchange(entry)
 
+    def has_exchange(self, key: bytes) -> bool:
+        return key in self._exchanges
+
     def iter_exchanges(self) -> Iterator[tuple[bytes, dict[str, object]]]:
         """Every exchange in file order, superseded ones included, as (key, map)."""
         for entry in list(self._log):

@@ -1,0 +1,116 @@
+"""The scoring actor: one judge slot on one node, its model loaded once and verified first.
+
+A plain class; `executor` turns it into a Ray actor class, so this module never imports Ray at
+import time (a worker node imports it by name). The actor writes no file: what its judge
+records travels back with each item, and the driver writes it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from offline_scorer.batch.cluster.snapshot import Snapshot, materialize
+from offline_scorer.batch.datasets import Item
+from offline_scorer.batch.run import ItemResult, Target, evaluate_item
+from offline_scorer.cassette.judge import CassetteJudge, Recorded, RecordMode
+from offline_scorer.errors import ModelError
+from offline_scorer.judging.open import JudgeSettings, open_judge
+from offline_scorer.judging.protocol import Judge, JudgeIdentity
+from offline_scorer.models.registry import load_registry
+from offline_scorer.scorers import build_scorer
+from offline_scorer.scorers.protocol import Scorer
+
+
+@dataclass(frozen=True)
+class Started:
+    node: str
+    pid: int
+    identity: JudgeIdentity | None
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One item's result, the exchanges its judge answered live, and how many it replayed."""
+
+    result: ItemResult
+    exchanges: tuple[Recorded, ...]
+    hits: int
+
+
+def node_label() -> str:
+    """How errors name this node: its IP and the start of its Ray node id."""
+    import ray
+
+    context = ray.get_runtime_context()
+    return f"{ray.util.get_node_ip_address()} (node {context.get_node_id()[:8]})"
+
+
+def verify_model(settings: JudgeSettings, expected_sha256: str | None) -> None:
+    """Resolve the model through this node's registry and check it against the driver's pin."""
+    spec = load_registry().resolve(settings.model)
+    _path, actual = spec.verify()
+    if expected_sha256 is not None and actual != expected_sha256:
+        raise ModelError(
+            f"model {spec.name!r} at {spec.display_file} has sha256 {actual}, expected "
+            f"{expected_sha256}; install the pinned file on this node"
+        )
+
+
+class ItemScorer:
+    """Scores items one at a time with a judge opened once, from the driver's settings."""
+
+    def __init__(
+        self,
+        settings: JudgeSettings,
+        scorer: str,
+        options: Any,
+        expected_sha256: str | None,
+        snapshot: Snapshot | None,
+    ) -> None:
+        self.settings = settings
+        self.scorer_name = scorer
+        self.options = options
+        self.expected_sha256 = expected_sha256
+        self.snapshot = snapshot
+        self.captured: list[Recorded] = []
+        self.judge: Judge | None = None
+        self.scorer: Scorer | None = None
+
+    def start(self) -> Started:
+        """Verify and load the model (not in replay: no model on any node); a ModelError names
+        this node and the digest the driver expects."""
+        node = node_label()
+        settings = self.settings
+        try:
+            if settings.mode is not RecordMode.REPLAY:
+                verify_model(settings, self.expected_sha256)
+            if self.snapshot is not None:
+                settings = dataclasses.replace(settings, cassette=materialize(self.snapshot))
+            self.judge, _spec = open_judge(settings, sink=self.captured.append)
+        except ModelError as error:
+            expected = self.expected_sha256
+            expected = (
+                f" (expected sha256 {expected})" if expected and expected not in str(error) else ""
+            )
+            raise ModelError(f"node {node}: {error}{expected}") from None
+        self.scorer = build_scorer(self.scorer_name, self.judge, self.options)
+        return Started(node, os.getpid(), self.judge.identity)
+
+    def score(self, item: Item, context: list[Any], target: Target | None) -> Scored:
+        assert self.scorer is not None and self.judge is not None, "start() first"
+        self.captured.clear()
+        hits_before = _hits(self.judge)
+        result = evaluate_item(item, [self.scorer], [self.scorer.name], context, target)
+        return Scored(result, tuple(self.captured), _hits(self.judge) - hits_before)
+
+    def close(self) -> None:
+        if self.judge is not None:
+            self.judge.close()
+            self.judge = None
+
+
+def _hits(judge: Judge) -> int:
+    return judge.hits if isinstance(judge, CassetteJudge) else 0
