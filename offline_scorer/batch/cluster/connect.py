@@ -27,7 +27,7 @@ def connect(ray: ModuleType, address: str | None) -> bool:
     """
     if ray.is_initialized():
         return False
-    options = {"logging_level": logging.WARNING, "log_to_driver": False}
+    options = {"logging_level": logging.ERROR, "log_to_driver": False}  # our own errors say enough
     try:
         if address is None:
             ray.init(address="local", include_dashboard=False, **options)

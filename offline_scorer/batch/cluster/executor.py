@@ -10,6 +10,8 @@
 * An actor that dies (its process killed, its node gone) costs only its in-flight items: they
   go to another actor, up to `max_attempts` tries each, then become an error line; a
   replacement actor is started while the budget lasts.
+* Ctrl-C is taken between items only (`batch.interrupts`), so the file never holds an item's
+  exchanges without its results line: a resumed run writes the bytes of an uninterrupted one.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from offline_scorer.batch.cluster.actor import ItemScorer, Scored, Started
 from offline_scorer.batch.cluster.connect import connect, import_ray
 from offline_scorer.batch.cluster.snapshot import Snapshot, take
 from offline_scorer.batch.datasets import DataItem, Item
+from offline_scorer.batch.interrupts import deferred_interrupts
 from offline_scorer.batch.results import ItemError
 from offline_scorer.batch.run import ItemResult, Target, item_digest
 from offline_scorer.cassette.judge import CassetteJudge, RecordMode
@@ -220,57 +223,59 @@ class RayExecutor:
         next_out = taken = 0
         exhausted = False
         stranded_since: float | None = None
-        try:
-            while True:
-                while idle:
-                    if retry:
-                        task = retry.popleft()
-                    elif not exhausted and taken - next_out < window:
-                        nxt = next(source, None)
-                        if nxt is None:
-                            exhausted = True
-                            continue
-                        task, taken = _Task(*nxt), taken + 1
-                    else:
-                        break
-                    slot = idle.popleft()
-                    ref = slot.actor.score.remote(task.item, context, target_ref)
-                    inflight[ref] = (slot, task)
-                while next_out in finished:
-                    yield self._deliver(finished.pop(next_out))
-                    next_out += 1
-                if not inflight and exhausted and not retry:
-                    return
-                if not inflight:  # work left and no actor alive: wait for a replacement
-                    stranded_since = stranded_since or time.monotonic()
-                    if not starting or time.monotonic() - stranded_since > self.start_timeout:
-                        raise ClusterError(
-                            "every Ray actor was lost and none could be started again; "
-                            "finished items are on disk: continue with --resume"
-                        )
-                else:
-                    stranded_since = None
-                ready, _ = ray.wait([*inflight, *starting], num_returns=1, timeout=1.0)
-                for ref in ready:
-                    if ref in starting:
-                        self._replacement_ready(starting.pop(ref), ref, idle)
-                        continue
-                    slot, task = inflight.pop(ref)
-                    try:
-                        finished[task.index] = ray.get(ref)
-                        idle.append(slot)
-                    except ray.exceptions.RayTaskError as error:
-                        _raise_cause(error)
-                    except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError):
-                        self._lost(slot, idle, starting)
-                        task.attempts += 1
-                        if task.attempts < self.max_attempts:
-                            retry.append(task)
+        with deferred_interrupts() as interrupt:
+            try:
+                while True:
+                    interrupt.check()  # Ctrl-C lands here, between whole items
+                    while idle:
+                        if retry:
+                            task = retry.popleft()
+                        elif not exhausted and taken - next_out < window:
+                            nxt = next(source, None)
+                            if nxt is None:
+                                exhausted = True
+                                continue
+                            task, taken = _Task(*nxt), taken + 1
                         else:
-                            finished[task.index] = self._lost_item(task, slot, context)
-        finally:
-            for slot, _task in inflight.values():  # an abandoned run's actors are not reused
-                self._retire(slot)
+                            break
+                        slot = idle.popleft()
+                        ref = slot.actor.score.remote(task.item, context, target_ref)
+                        inflight[ref] = (slot, task)
+                    while next_out in finished:
+                        yield self._deliver(finished.pop(next_out))
+                        next_out += 1
+                    if not inflight and exhausted and not retry:
+                        return
+                    if not inflight:  # work left and no actor alive: wait for a replacement
+                        stranded_since = stranded_since or time.monotonic()
+                        if not starting or time.monotonic() - stranded_since > self.start_timeout:
+                            raise ClusterError(
+                                "every Ray actor was lost and none could be started again; "
+                                "finished items are on disk: continue with --resume"
+                            )
+                    else:
+                        stranded_since = None
+                    ready, _ = ray.wait([*inflight, *starting], num_returns=1, timeout=1.0)
+                    for ref in ready:
+                        if ref in starting:
+                            self._replacement_ready(starting.pop(ref), ref, idle)
+                            continue
+                        slot, task = inflight.pop(ref)
+                        try:
+                            finished[task.index] = ray.get(ref)
+                            idle.append(slot)
+                        except ray.exceptions.RayTaskError as error:
+                            _raise_cause(error)
+                        except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError):
+                            self._lost(slot, idle, starting)
+                            task.attempts += 1
+                            if task.attempts < self.max_attempts:
+                                retry.append(task)
+                            else:
+                                finished[task.index] = self._lost_item(task, slot, context)
+            finally:
+                for slot, _task in inflight.values():  # an abandoned run's actors are not reused
+                    self._retire(slot)
 
     def _deliver(self, done: Scored | ItemResult) -> ItemResult:
         """Write the item's exchanges to the cassette (in input order), then hand it over."""
