@@ -216,4 +216,3 @@ def test_the_core_eval_never_imports_ray(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
     assert out.read_bytes() == GOLDEN_RESULTS.read_bytes()
-

@@ -78,6 +78,9 @@ class RayExecutor:
         self.actors = actors
         self.max_attempts = max_attempts
         self.start_timeout = start_timeout
+        # Items queued on one actor: replayed items take a fraction of a millisecond, so a second
+        # one waiting hides the round trip; a live item takes seconds, so any free actor gets it.
+        self.depth = 2 if settings.mode is RecordMode.REPLAY else 1
         self._ray: ModuleType | None = None
         self._owns_ray = False
         self._slots: list[_Slot] = []
@@ -216,7 +219,12 @@ class RayExecutor:
         source = enumerate(items)
         window = max(16, 4 * len(self._slots))
         retry: deque[_Task] = deque()
-        idle: deque[_Slot] = deque(s for s in self._slots if s.started and not s.dead)
+        idle: deque[_Slot] = deque(
+            slot
+            for slot in self._slots
+            if slot.started and not slot.dead
+            for _ in range(self.depth)
+        )
         inflight: dict[Any, tuple[_Slot, _Task]] = {}
         starting: dict[Any, _Slot] = {}
         finished: dict[int, Scored | ItemResult] = {}
@@ -314,7 +322,7 @@ class RayExecutor:
             slot.dead = True
             return
         _agreed_identity([s.started for s in self._slots if s.started is not None])
-        idle.append(slot)
+        idle.extend([slot] * self.depth)
 
     def _lost_item(self, task: _Task, slot: _Slot, context: list[Any]) -> ItemResult:
         node = slot.started.node if slot.started else "an unknown node"
