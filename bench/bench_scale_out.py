@@ -130,48 +130,59 @@ def overhead(data: Path, rows: int) -> dict[str, Any]:
     return figures
 
 
+def memory(scratch: Path, rows: int) -> dict[str, Any]:
+    big = cycled_rows(scratch / "big.jsonl", rows)
+    figures: dict[str, Any] = {"rows": rows, "input_mib": round(big.stat().st_size / 2**20, 1)}
+    for name in ("serial", "ray 2 actors"):
+        seconds, peak = run_eval(big, scratch / "big.out.jsonl", *MODES[name], *REPLAY)
+        figures[name] = {
+            "seconds": round(seconds, 1),
+            "items_per_s": round(rows / seconds, 1),
+            "driver_peak_rss_mib": round(peak, 1),
+        }
+        print(
+            f"{rows:,} rows replayed, {name}: driver peak RSS {peak:.0f} MiB in {seconds:.0f} s; "
+            f"goal < {RSS_GOAL_MIB:.0f} MiB",
+            flush=True,
+        )
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--live", action="store_true", help="also time the live runs")
     parser.add_argument("--rows", type=int, default=100_000, help="rows of the memory run")
     parser.add_argument("--replay-rows", type=int, default=6_000, help="rows of the replay runs")
+    parser.add_argument(
+        "--parts",
+        default="replay,overhead,memory",
+        help="which figures to measure (comma-separated; the others in the results file stay)",
+    )
     args = parser.parse_args()
-    report: dict[str, Any] = {
-        "machine": {"cpu": cpu_model(), "ray": package_version("ray")},
-    }
+    parts = set(args.parts.split(",")) | ({"live"} if args.live else set())
+    out = ROOT / "bench" / "results" / "scale-out.json"
+    report: dict[str, Any] = json.loads(out.read_text("utf-8")) if out.exists() else {}
+    report["machine"] = {"cpu": cpu_model(), "ray": package_version("ray")}
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp)
-        if args.live:
+        if "live" in parts:
             print("live, 12 fixture pairs, --record-mode off:", flush=True)
             report["live"] = throughput(PAIRS, 12, scratch, ("--record-mode", "off"))
         replay_data = cycled_rows(scratch / "replay.jsonl", args.replay_rows)
-        print(f"replay, {args.replay_rows:,} rows:", flush=True)
-        report["replay"] = throughput(replay_data, args.replay_rows, scratch, REPLAY)
-        report["overhead"] = found = overhead(replay_data, args.replay_rows)
-        print(
-            f"Ray overhead in replay: {found['overhead_ms_per_item']:.3f} ms per item "
-            f"(serial {found['serial_ms_per_item']:.3f}, one actor "
-            f"{found['ray_1_actor_ms_per_item']:.3f}, two actors "
-            f"{found['ray_2_actor_ms_per_item']:.3f}); goal < {OVERHEAD_GOAL_MS} ms",
-            flush=True,
-        )
-        big = cycled_rows(scratch / "big.jsonl", args.rows)
-        memory = {}
-        for name in ("serial", "ray 2 actors"):
-            seconds, peak = run_eval(big, scratch / "big.out.jsonl", *MODES[name], *REPLAY)
-            memory[name] = {
-                "seconds": round(seconds, 1),
-                "items_per_s": round(args.rows / seconds, 1),
-                "driver_peak_rss_mib": round(peak, 1),
-            }
+        if "replay" in parts:
+            print(f"replay, {args.replay_rows:,} rows:", flush=True)
+            report["replay"] = throughput(replay_data, args.replay_rows, scratch, REPLAY)
+        if "overhead" in parts:
+            report["overhead"] = found = overhead(replay_data, args.replay_rows)
             print(
-                f"{args.rows:,} rows replayed, {name}: driver peak RSS {peak:.0f} MiB "
-                f"in {seconds:.0f} s; goal < {RSS_GOAL_MIB:.0f} MiB",
+                f"Ray overhead in replay: {found['overhead_ms_per_item']:.3f} ms per item "
+                f"(serial {found['serial_ms_per_item']:.3f}, one actor "
+                f"{found['ray_1_actor_ms_per_item']:.3f}, two actors "
+                f"{found['ray_2_actor_ms_per_item']:.3f}); goal < {OVERHEAD_GOAL_MS} ms",
                 flush=True,
             )
-        report["memory"] = {"rows": args.rows, "input_mib": round(big.stat().st_size / 2**20, 1)}
-        report["memory"].update(memory)
-    out = ROOT / "bench" / "results" / "scale-out.json"
+        if "memory" in parts:
+            report["memory"] = memory(scratch, args.rows)
     out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(f"written: {out}")
 

@@ -93,7 +93,7 @@ def eval_command(
             f"interrupted; {out} holds every finished item: continue with --resume", err=True
         )
         sys.exit(130)
-    agg = aggregate(read_results(out))
+    agg = aggregate(read_results(out, slim=True))
     click.echo(json.dumps(agg, ensure_ascii=False, indent=2) if as_json else format_table(agg))
     click.echo(f"results: {out}", err=True)
     if agg["failed"]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from offline_scorer.batch.results import json_type, line_problem, record_axes
 from offline_scorer.errors import InputError
-from offline_scorer.files import read_bytes
+from offline_scorer.files import open_binary
 from offline_scorer.report.axes import DEFAULT_AXES, axes_of, limits
 from offline_scorer.report.numbers import dec, mean, median
 from offline_scorer.report.quality import judge_quality
@@ -30,33 +30,42 @@ class _LineError(Exception):
     """What is wrong with one line; read_results adds the path and line number."""
 
 
-def read_results(path: str | os.PathLike[str]) -> list[Item]:
-    """Every line of a results file, validated, so later steps can trust the shape."""
+def read_results(path: str | os.PathLike[str], slim: bool = False) -> list[Item]:
+    """Every line of a results file, validated, so later steps can trust the shape.
+
+    Read as a stream. `slim` keeps of each line only what `aggregate` reads (the result's
+    verdict probabilities, not the rest of it, nor the digest), so a run's closing summary over
+    a 100,000-line file costs a fraction of the file's size in memory.
+    """
     path = Path(path)
-    data = read_bytes(path, "results file")
-    if not data:
-        return []
-    lines = data.split(b"\n")
-    torn_possible = lines[-1] != b""
-    if not torn_possible:
-        lines.pop()
     items: list[Item] = []
-    for number, raw in enumerate(lines, start=1):
-        is_last = number == len(lines)
-        try:
-            items.append(_parse_line(raw, first=number == 1))
-        except _LineError as error:
-            if is_last and torn_possible and isinstance(error.__cause__, ValueError):
+    with open_binary(path, "results file") as handle:
+        for number, raw in enumerate(handle, start=1):
+            torn_possible = not raw.endswith(b"\n")
+            try:
+                item = _parse_line(raw.removesuffix(b"\n"), first=number == 1)
+            except _LineError as error:
+                if torn_possible and isinstance(error.__cause__, ValueError):
+                    raise InputError(
+                        f"{path} line {number}: the last line is cut off (no line break at the "
+                        "end and not valid JSON), so the run that wrote it was probably killed; "
+                        "finish or re-run the evaluation, or delete that line to report on the "
+                        "rest"
+                    ) from None
                 raise InputError(
-                    f"{path} line {number}: the last line is cut off (no line break at the end "
-                    "and not valid JSON), so the run that wrote it was probably killed; finish "
-                    "or re-run the evaluation, or delete that line to report on the rest"
+                    f"{path} line {number}: {error}; fix or remove that line (results files "
+                    "are written by the batch evaluator, one JSON object per line)"
                 ) from None
-            raise InputError(
-                f"{path} line {number}: {error}; fix or remove that line (results files are "
-                "written by the batch evaluator, one JSON object per line)"
-            ) from None
+            items.append(_slim(item) if slim else item)
     return items
+
+
+def _slim(item: Item) -> Item:
+    result = item["result"]
+    kept = {key: value for key, value in item.items() if key not in ("result", "digest")}
+    probabilities = result.get("verdictProbabilities") if isinstance(result, dict) else None
+    kept["result"] = None if result is None else {"verdictProbabilities": probabilities}
+    return kept
 
 
 def _reject_constant(name: str) -> Any:

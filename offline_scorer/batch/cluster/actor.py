@@ -8,7 +8,9 @@ records travels back with each item, and the driver writes it.
 from __future__ import annotations
 
 import dataclasses
+import importlib.metadata
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,12 +25,26 @@ from offline_scorer.models.registry import load_registry
 from offline_scorer.scorers import build_scorer
 from offline_scorer.scorers.protocol import Scorer
 
+# What must be the same on every node for a live run to give the same bytes as a serial one.
+PACKAGES = ("offline-scorer", "llama-cpp-python", "llguidance", "outlines", "pydantic", "msgpack")
+
+
+def package_versions() -> dict[str, str]:
+    found = {}
+    for name in PACKAGES:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name] = "not installed"
+    return found
+
 
 @dataclass(frozen=True)
 class Started:
     node: str
     pid: int
     identity: JudgeIdentity | None
+    versions: Mapping[str, str]
 
 
 @dataclass(frozen=True)
@@ -97,7 +113,7 @@ class ItemScorer:
             )
             raise ModelError(f"node {node}: {error}{expected}") from None
         self.scorer = build_scorer(self.scorer_name, self.judge, self.options)
-        return Started(node, os.getpid(), self.judge.identity)
+        return Started(node, os.getpid(), self.judge.identity, package_versions())
 
     def score(self, item: Item, context: list[Any], target: Target | None) -> Scored:
         assert self.scorer is not None and self.judge is not None, "start() first"
