@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from offline_scorer.batch.cluster.snapshot import Snapshot, materialize
+from offline_scorer.batch.cluster.snapshot import Snapshot, materialize, release
 from offline_scorer.batch.datasets import Item
 from offline_scorer.batch.run import ItemResult, Target, evaluate_item
 from offline_scorer.cassette.judge import CassetteJudge, Recorded, RecordMode
@@ -103,15 +103,18 @@ class ItemScorer:
         try:
             if settings.mode is not RecordMode.REPLAY:
                 verify_model(settings, self.expected_sha256)
-            if self.snapshot is not None:
-                settings = dataclasses.replace(settings, cassette=materialize(self.snapshot))
-            self.judge, _spec = open_judge(settings, sink=self.captured.append)
+            copy = None if self.snapshot is None else materialize(self.snapshot)
+            try:
+                if copy is not None:
+                    settings = dataclasses.replace(settings, cassette=copy)
+                self.judge, _spec = open_judge(settings, sink=self.captured.append)
+            finally:
+                if copy is not None:
+                    release(copy)
         except ModelError as error:
-            expected = self.expected_sha256
-            expected = (
-                f" (expected sha256 {expected})" if expected and expected not in str(error) else ""
-            )
-            raise ModelError(f"node {node}: {error}{expected}") from None
+            digest = self.expected_sha256
+            hint = f" (expected sha256 {digest})" if digest and digest not in str(error) else ""
+            raise ModelError(f"node {node}: {error}{hint}") from None
         self.scorer = build_scorer(self.scorer_name, self.judge, self.options)
         return Started(node, os.getpid(), self.judge.identity, package_versions())
 

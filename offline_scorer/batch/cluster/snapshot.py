@@ -1,16 +1,15 @@
 """A cassette's bytes shipped to the nodes, for replay and auto mode on machines without it.
 
 The driver reads its cassette once, in chunks, into Ray's object store (its own memory holds
-one chunk at a time); each node writes the chunks to a file in its cache, named by their
-sha256, and every actor on that node opens that file read-only. The snapshot is the cassette
-as the run starts: an exchange recorded during the run is written by the driver alone, so
-actors never need to see it.
+one chunk at a time); each actor writes the chunks to a private file in its node's cache
+folder, opens it and removes it at once. The snapshot is the cassette as the run starts: an
+exchange recorded during the run is written by the driver alone, and an actor never needs it
+(a repeated request the driver then writes once, as a serial run would).
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,17 +41,14 @@ def take(path: Path, put: Callable[[bytes], Any]) -> Snapshot:
 
 
 def materialize(snapshot: Snapshot) -> Path:
-    """This node's copy of the snapshot, written once (atomically) and shared by its actors."""
+    """A private copy of the snapshot on this node; the caller opens it, then `release`s it
+    (an open file stays readable), so nothing is left behind even if the actor is killed."""
     import ray
 
-    target = cache_dir() / "cassettes" / f"{snapshot.sha256}.osc"
-    if target.is_file() and target.stat().st_size == snapshot.size:
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(temp_sibling(target, (ray.get(ref) for ref in snapshot.chunks)), target)
-    return target
+    folder = cache_dir() / "cassettes"
+    folder.mkdir(parents=True, exist_ok=True)
+    return temp_sibling(folder / f"{snapshot.sha256}.osc", (ray.get(r) for r in snapshot.chunks))
 
 
-def release(snapshot: Snapshot) -> None:
-    """Remove this node's copy (an actor that still has it open keeps reading it)."""
-    (cache_dir() / "cassettes" / f"{snapshot.sha256}.osc").unlink(missing_ok=True)
+def release(copy: Path) -> None:
+    copy.unlink(missing_ok=True)
