@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -137,31 +137,34 @@ def test_live_run_on_two_nodes_gives_the_serial_bytes(cluster, tmp_path: Path) -
     assert_golden(out, cassette)
 
 
-@pytest.mark.live
-def test_killing_an_actor_mid_run_still_gives_the_serial_bytes(cluster, tmp_path: Path) -> None:
-    out, cassette = tmp_path / "results.jsonl", tmp_path / "c.oscas"
-    args = eval_args(out, cassette, "--record-mode", "record", "--ray-address", cluster.address)
-    child = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    wait_for_lines(child, out, 2)
-    time.sleep(2)  # both actors are inside an item's model calls
-    pids = actor_pids()
-    assert len(pids) == 2, pids
-    os.kill(pids[0], signal.SIGKILL)
-    finish(child)
-    assert_golden(out, cassette)
-
-
-@pytest.mark.live
-def test_removing_a_node_mid_run_still_gives_the_serial_bytes(cluster, tmp_path: Path) -> None:
+def run_with_a_fault(cluster, tmp_path: Path, fault: Callable[[], None]) -> None:
+    """A live recording run on the cluster; `fault` strikes once two lines are written and
+    both actors are inside an item's model calls; the bytes must still be the serial run's."""
     out, cassette = tmp_path / "results.jsonl", tmp_path / "c.oscas"
     args = eval_args(out, cassette, "--record-mode", "record", "--ray-address", cluster.address)
     child = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     wait_for_lines(child, out, 2)
     time.sleep(2)
-    worker = next(node for node in cluster.worker_nodes)
-    cluster.remove_node(worker)
+    fault()
     finish(child)
     assert_golden(out, cassette)
+
+
+@pytest.mark.live
+def test_killing_an_actor_mid_run_still_gives_the_serial_bytes(cluster, tmp_path: Path) -> None:
+    def kill_one_actor() -> None:
+        pids = actor_pids()
+        assert len(pids) == 2, pids
+        os.kill(pids[0], signal.SIGKILL)
+
+    run_with_a_fault(cluster, tmp_path, kill_one_actor)
+
+
+@pytest.mark.live
+def test_removing_a_node_mid_run_still_gives_the_serial_bytes(cluster, tmp_path: Path) -> None:
+    run_with_a_fault(
+        cluster, tmp_path, lambda: cluster.remove_node(next(iter(cluster.worker_nodes)))
+    )
 
 
 @pytest.mark.live
