@@ -62,15 +62,13 @@ def read_bytes(path: Path, noun: str, prefix: str = "") -> bytes:
     it came from, if any ("--source: ").
     """
     with open_binary(path, noun, prefix) as handle:
-        try:
-            return handle.read()
-        except OSError as error:
-            raise InputError(f"{prefix}cannot read {path}: {error.strerror}") from None
+        return handle.read()
 
 
 @contextlib.contextmanager
 def open_binary(path: Path, noun: str, prefix: str = "") -> Iterator[BinaryIO]:
-    """A file opened for streaming reads; missing, a folder, or unreadable is one InputError."""
+    """A file opened for streaming reads; missing, a folder, or unreadable (when opened or
+    while read in the with-block) is one InputError."""
     try:
         handle = path.open("rb")
     except FileNotFoundError:
@@ -80,7 +78,10 @@ def open_binary(path: Path, noun: str, prefix: str = "") -> Iterator[BinaryIO]:
     except OSError as error:
         raise InputError(f"{prefix}cannot read {path}: {error.strerror}") from None
     with handle:
-        yield handle
+        try:
+            yield handle
+        except OSError as error:
+            raise InputError(f"{prefix}cannot read {path}: {error.strerror}") from None
 
 
 def read_text(path: Path, what: str) -> str:

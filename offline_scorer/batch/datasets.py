@@ -228,10 +228,7 @@ def iter_dataset(path: Path) -> Iterator[DataItem | RowError]:
     """Every row of a .jsonl (or .json lines) or .csv file, in order, read as a stream."""
     kind = _kind(path)
     with open_binary(path, "dataset") as handle:
-        try:
-            yield from _csv(handle) if kind == "csv" else _jsonl(handle)
-        except OSError as error:
-            raise InputError(f"cannot read {path}: {error.strerror}") from None
+        yield from _csv(handle) if kind == "csv" else _jsonl(handle)
 
 
 def load_dataset(path: Path) -> list[DataItem | RowError]:
@@ -244,10 +241,7 @@ def count_rows(path: Path) -> int:
     if _kind(path) == "csv":
         return sum(1 for _ in iter_dataset(path))
     with open_binary(path, "dataset") as handle:
-        try:
-            return sum(1 for raw in handle if raw.strip())
-        except OSError as error:
-            raise InputError(f"cannot read {path}: {error.strerror}") from None
+        return sum(1 for raw in handle if raw.strip())
 
 
 def content_digest(content: Any, context: Iterable[Any]) -> str:

@@ -57,6 +57,14 @@ class Recorded:
 Sink = Callable[[Recorded], None]
 
 
+def require_cassette(path: Path) -> None:
+    """Replay's precondition, checked wherever a replay starts (here, or a cluster's driver)."""
+    if not path.exists():
+        raise CassetteMissError(
+            f"replay: cassette {path} does not exist; record it first with --record-mode auto"
+        )
+
+
 class CassetteJudge(JudgeBase):
     """Answers from a cassette, and records what a live judge answers, as its mode says."""
 
@@ -79,19 +87,17 @@ class CassetteJudge(JudgeBase):
         self.recorded = 0
         self.cassette: CassetteFile | None = None
         reads = self.mode in (RecordMode.REPLAY, RecordMode.AUTO)
+        opens_file = self.mode is not RecordMode.OFF and (reads or sink is None)
         if path is None:
-            if self.mode is not RecordMode.OFF and (reads or sink is None):
+            if opens_file:
                 raise ValueError(f"record mode {self.mode.value} needs a cassette path")
             self.path = Path()
             return
         self.path = Path(path)
-        if self.mode is not RecordMode.OFF and (reads or sink is None):
-            if self.mode is RecordMode.REPLAY and not self.path.exists():
-                raise CassetteMissError(
-                    f"replay: cassette {self.path} does not exist; record it first with "
-                    "--record-mode auto"
-                )
-            if self.mode is not RecordMode.REPLAY:
+        if opens_file:
+            if self.mode is RecordMode.REPLAY:
+                require_cassette(self.path)
+            else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self.cassette = CassetteFile(self.path, create=self.mode is not RecordMode.REPLAY)
 

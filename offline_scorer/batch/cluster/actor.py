@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.metadata
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -42,7 +41,6 @@ def package_versions() -> dict[str, str]:
 @dataclass(frozen=True)
 class Started:
     node: str
-    pid: int
     identity: JudgeIdentity | None
     versions: Mapping[str, str]
 
@@ -116,7 +114,7 @@ class ItemScorer:
             hint = f" (expected sha256 {digest})" if digest and digest not in str(error) else ""
             raise ModelError(f"node {node}: {error}{hint}") from None
         self.scorer = build_scorer(self.scorer_name, self.judge, self.options)
-        return Started(node, os.getpid(), self.judge.identity, package_versions())
+        return Started(node, self.judge.identity, package_versions())
 
     def score(self, item: Item, context: list[Any], target: Target | None) -> Scored:
         assert self.scorer is not None and self.judge is not None, "start() first"
@@ -124,11 +122,6 @@ class ItemScorer:
         hits_before = _hits(self.judge)
         result = evaluate_item(item, [self.scorer], [self.scorer.name], context, target)
         return Scored(result, tuple(self.captured), _hits(self.judge) - hits_before)
-
-    def close(self) -> None:
-        if self.judge is not None:
-            self.judge.close()
-            self.judge = None
 
 
 def _hits(judge: Judge) -> int:

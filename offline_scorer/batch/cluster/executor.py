@@ -32,9 +32,9 @@ from offline_scorer.batch.datasets import DataItem, Item
 from offline_scorer.batch.interrupts import deferred_interrupts
 from offline_scorer.batch.results import ItemError
 from offline_scorer.batch.run import ItemResult, Target, item_digest
-from offline_scorer.cassette.judge import CassetteJudge, RecordMode
+from offline_scorer.cassette.judge import CassetteJudge, RecordMode, require_cassette
 from offline_scorer.cassette.store.file import CassetteFile
-from offline_scorer.errors import CassetteMissError, ClusterError
+from offline_scorer.errors import ClusterError
 from offline_scorer.judging.open import JudgeSettings
 from offline_scorer.models.registry import load_registry
 from offline_scorer.scorers import build_scorer
@@ -117,10 +117,8 @@ class RayExecutor:
         settings = self.settings
         mode = settings.mode
         path = settings.cassette or default_cassette()
-        if mode is RecordMode.REPLAY and not path.exists():
-            raise CassetteMissError(
-                f"replay: cassette {path} does not exist; record it first with --record-mode auto"
-            )
+        if mode is RecordMode.REPLAY:
+            require_cassette(path)
         self._owns_ray = connect(ray, self.address)
         try:
             count = self._slot_count(ray)
@@ -189,7 +187,7 @@ class RayExecutor:
         retry: deque[_Task] = deque()
         idle = pool.idle_lanes()
         inflight: dict[Any, tuple[Slot, _Task]] = {}
-        finished: dict[int, Scored | ItemResult] = {}
+        finished: dict[int, Scored] = {}
         next_out = taken = 0
         exhausted = False
         stranded_since: float | None = None
@@ -243,12 +241,12 @@ class RayExecutor:
                         if task.attempts < self.max_attempts:
                             retry.append(task)
                         else:
-                            finished[task.index] = self._lost_item(task, slot, context)
+                            finished[task.index] = Scored(
+                                self._lost_item(task, slot, context), (), 0
+                            )
 
-    def _deliver(self, done: Scored | ItemResult) -> ItemResult:
+    def _deliver(self, done: Scored) -> ItemResult:
         """Write the item's exchanges to the cassette (in input order), then hand it over."""
-        if isinstance(done, ItemResult):
-            return done
         judge = self.judge
         for exchange in done.exchanges:
             judge.record(exchange)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, NoReturn
 
 from offline_scorer.batch.cluster.actor import Started, package_versions
 from offline_scorer.errors import ClusterError, OfflineScorerError
@@ -95,19 +95,16 @@ class ActorPool:
         agreed_identity([s.started for s in self.slots if s.started is not None])
         idle.extend([slot] * self.depth)
 
-    def retire(self, slot: Slot) -> None:
-        if not slot.dead:
-            slot.dead = True
-            self.ray.kill(slot.actor, no_restart=True)
-
     def close(self) -> None:
         for slot in self.slots:
-            self.retire(slot)
+            if not slot.dead:
+                slot.dead = True
+                self.ray.kill(slot.actor, no_restart=True)
         self.slots = []
         self.starting = {}
 
 
-def raise_cause(error: Exception) -> None:
+def raise_cause(error: Exception) -> NoReturn:
     """Raise a user-facing error an actor raised as the driver would have raised it serially;
     anything else (a bug) keeps Ray's error, which carries the actor's traceback."""
     cause = getattr(error, "cause", None)
@@ -122,7 +119,6 @@ def started_report(ray: ModuleType, ref: Any) -> Started:
         started: Started = ray.get(ref)
     except ray.exceptions.RayTaskError as error:
         raise_cause(error)
-        raise
     except ray.exceptions.RayActorError as error:
         first = str(error).strip().splitlines()[0] if str(error).strip() else "no reason given"
         raise ClusterError(f"a Ray actor died while starting: {first}") from None

@@ -24,20 +24,18 @@ CHUNK = 8 << 20
 @dataclass(frozen=True)
 class Snapshot:
     sha256: str
-    size: int
     chunks: tuple[Any, ...]  # Ray object references, one per CHUNK bytes
 
 
 def take(path: Path, put: Callable[[bytes], Any]) -> Snapshot:
     """Put `path`'s bytes in the object store; `put` is `ray.put`."""
     digest = hashlib.sha256()
-    chunks, size = [], 0
+    chunks = []
     with path.open("rb") as handle:
         while block := handle.read(CHUNK):
             digest.update(block)
-            size += len(block)
             chunks.append(put(block))
-    return Snapshot(digest.hexdigest(), size, tuple(chunks))
+    return Snapshot(digest.hexdigest(), tuple(chunks))
 
 
 def materialize(snapshot: Snapshot) -> Path:
