@@ -4,9 +4,12 @@ Tests replay by default, so CI needs neither the model nor llama-cpp-python. Rec
 with `pytest --offline-scorer-record-mode=auto` (or `record`). `$OFFLINE_SCORER_RECORD_MODE`
 still wins, so a CI job can force replay everywhere.
 
+Every registered scorer kind gets a fixture `<kind>_scorer` (dashes become underscores), and
+`offline_scorer_scorer` builds the kind the marker names (`kind=`, default: the default kind):
+
     @pytest.mark.offline_scorer(max_questions=5)            # scorer options; also model=, cassette=
     def test_my_summarizer(summarization_scorer):
-        result = summarization_scorer.score_texts(source, my_summarizer(source))
+        result = summarization_scorer.run({"input": source, "output": my_summarizer(source)})
         assert result.score >= 0.5
 """
 
@@ -19,13 +22,13 @@ from typing import Any
 
 import pytest
 
+from offline_scorer.assembly.open import JudgeSettings, open_judge, resolve_mode
 from offline_scorer.cassette.judge import CassetteJudge, RecordMode, parse_mode
-from offline_scorer.judging.open import JudgeSettings, open_judge, resolve_mode
 from offline_scorer.judging.protocol import Judge
-from offline_scorer.scorers.summarization.options import ScorerOptions
-from offline_scorer.scorers.summarization.scorer import SummarizationScorer
+from offline_scorer.scorers.protocol import Scorer
+from offline_scorer.scorers.registry import DEFAULT_KIND, get_spec, kinds
 
-_JUDGE_KEYS = {"model", "cassette"}
+_JUDGE_KEYS = {"model", "cassette", "kind"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -34,15 +37,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--offline-scorer-record-mode",
         default=None,
         choices=[m.value for m in RecordMode],
-        help="record mode for the summarization_scorer fixture (default: replay)",
+        help="record mode for the offline-scorer fixtures (default: replay)",
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "offline_scorer(model=None, cassette=None, **options): model, cassette path and scorer "
-        "options for the summarization_scorer fixture",
+        "offline_scorer(kind=None, model=None, cassette=None, **options): scorer kind, model, "
+        "cassette path and scorer options for the offline-scorer fixtures",
     )
 
 
@@ -75,10 +78,27 @@ def offline_scorer_judge(request: pytest.FixtureRequest) -> Iterator[Judge]:
             judge.close()
 
 
-@pytest.fixture
-def summarization_scorer(
-    offline_scorer_judge: Judge, request: pytest.FixtureRequest
-) -> SummarizationScorer:
-    """A summarization scorer over `offline_scorer_judge`, with the marker's options."""
+def _scorer(kind: str, judge: Judge, request: pytest.FixtureRequest) -> Scorer:
+    spec = get_spec(kind)
     options = {k: v for k, v in _marker_kwargs(request).items() if k not in _JUDGE_KEYS}
-    return SummarizationScorer(offline_scorer_judge, ScorerOptions.from_mapping(options))
+    return spec.build(judge, spec.make_options(options))
+
+
+@pytest.fixture
+def offline_scorer_scorer(offline_scorer_judge: Judge, request: pytest.FixtureRequest) -> Scorer:
+    """A scorer of the marker's `kind` over `offline_scorer_judge`, with its options."""
+    return _scorer(
+        _marker_kwargs(request).get("kind") or DEFAULT_KIND, offline_scorer_judge, request
+    )
+
+
+def _kind_fixture(kind: str) -> Any:
+    def fixture(offline_scorer_judge: Judge, request: pytest.FixtureRequest) -> Scorer:
+        return _scorer(kind, offline_scorer_judge, request)
+
+    fixture.__doc__ = f"A {kind} scorer over `offline_scorer_judge`, with the marker's options."
+    return pytest.fixture(name=f"{kind.replace('-', '_')}_scorer")(fixture)
+
+
+for _kind in kinds():
+    globals()[f"_{_kind.replace('-', '_')}_scorer"] = _kind_fixture(_kind)

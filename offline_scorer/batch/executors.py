@@ -1,7 +1,7 @@
 """Executors: where a batch's items are scored. Results come back in input order.
 
 Serial scores in this process. The process pool starts `workers` processes, each opening its
-own judge from the same settings (a model is loaded once per process). The Ray executor
+own scorer from the run's recipe (a model is loaded once per process). The Ray executor
 (`batch.cluster`) spreads items over a cluster's actors.
 """
 
@@ -14,9 +14,8 @@ from multiprocessing import get_context
 from typing import Any
 
 from offline_scorer.batch.datasets import Item
+from offline_scorer.batch.recipe import Recipe
 from offline_scorer.batch.run import Executor, ItemResult, Target, evaluate_item
-from offline_scorer.judging.open import JudgeSettings, open_judge
-from offline_scorer.scorers import build_scorer
 from offline_scorer.scorers.protocol import Scorer
 
 __all__ = ["Executor", "ProcessPoolExecutorBackend", "SerialExecutor"]
@@ -36,9 +35,8 @@ class SerialExecutor:
 _WORKER: dict[str, Scorer] = {}
 
 
-def _worker_init(settings: JudgeSettings, scorer: str, options: Any) -> None:
-    judge, _spec = open_judge(settings)
-    _WORKER["scorer"] = build_scorer(scorer, judge, options)
+def _worker_init(recipe: Recipe) -> None:
+    _WORKER["scorer"] = recipe.open_scorer()
 
 
 def _worker_eval(item: Item, context: list[Any], target: Target | None) -> ItemResult:
@@ -47,13 +45,11 @@ def _worker_eval(item: Item, context: list[Any], target: Target | None) -> ItemR
 
 
 class ProcessPoolExecutorBackend:
-    """`workers` spawned processes; the judge settings and scorer options must pickle."""
+    """`workers` spawned processes; the recipe (settings and scorer options) must pickle."""
 
-    def __init__(self, workers: int, settings: JudgeSettings, scorer: str, options: Any) -> None:
+    def __init__(self, workers: int, recipe: Recipe) -> None:
         self.workers = workers
-        self.settings = settings
-        self.scorer = scorer
-        self.options = options
+        self.recipe = recipe
 
     def results(
         self, items: Iterable[Item], context: list[Any], target: Target | None = None
@@ -62,7 +58,7 @@ class ProcessPoolExecutorBackend:
             max_workers=self.workers,
             mp_context=get_context("spawn"),
             initializer=_worker_init,
-            initargs=(self.settings, self.scorer, self.options),
+            initargs=(self.recipe,),
         ) as pool:
             window: deque[Future[ItemResult]] = deque()
             for item in items:  # a bounded window: pool.map would read the whole stream first

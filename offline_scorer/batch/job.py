@@ -7,6 +7,7 @@ keeps in flight.
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -15,7 +16,7 @@ from typing import Any
 
 from offline_scorer.batch.datasets import DataItem, Item, count_rows, iter_dataset
 from offline_scorer.batch.executors import Executor
-from offline_scorer.batch.resume import LineWriter, keep_prefix
+from offline_scorer.batch.resume import Kept, LineWriter, keep_prefix
 from offline_scorer.batch.run import item_context, item_digest
 from offline_scorer.errors import InputError
 from offline_scorer.scorers.protocol import Scorer
@@ -55,14 +56,25 @@ def _expected(context: list[Any]) -> Callable[[Item], tuple[str, str, Mapping[st
     return expected
 
 
-def run_job(job: EvalJob, scorer: Scorer, executor: Executor, total: int) -> tuple[int, int]:
-    """Score what is not done yet and append it; returns (items written now, failed now)."""
+@dataclass(frozen=True)
+class JobOutcome:
+    written: int  # lines written by this run
+    failed: int  # of them, failed items
+    kept: int  # lines kept from an earlier run (--resume)
+    rescored: int  # lines of an earlier run that no longer held and were scored again
+
+
+def run_job(job: EvalJob, scorer: Scorer, executor: Executor, total: int) -> JobOutcome:
+    """Score what is not done yet and append it."""
     context = item_context([scorer])
-    items = job.items()
-    done, keep = 0, 0
+    items: Iterator[Item] = job.items()
+    kept = Kept(0, 0)
     if job.resume and job.out.exists():
-        done, keep = keep_prefix(job.out, items, _expected(context))
-    writer = LineWriter(job.out, keep)
+        kept = keep_prefix(job.out, items, _expected(context))
+        if kept.redo is not None:
+            items = itertools.chain([kept.redo], items)
+    done = kept.lines
+    writer = LineWriter(job.out, kept.size)
     bar = None
     if job.progress:
         from tqdm import tqdm
@@ -82,4 +94,4 @@ def run_job(job: EvalJob, scorer: Scorer, executor: Executor, total: int) -> tup
         writer.close()
         if bar is not None:
             bar.close()
-    return written, failed
+    return JobOutcome(written, failed, kept.lines, kept.dropped)

@@ -1,69 +1,95 @@
-"""The results line, defined once: writing it, reading it back and updating its metadata.
+"""The results line, defined once as a pydantic model: writing it, reading it back, upgrading
+results files of format 1.
 
-One JSON object per item, keys in this order: id, line, digest, status, score, the scorer's
-named axes, limiting_axis, result, error, metadata. `score` to `limiting_axis` are null for an
-item that failed.
+One JSON object per item, keys in this order: format, scorer, id, line, digest, status, score,
+axes, limiting_axis, result, error, metadata. For an item that failed, `score`,
+`limiting_axis` and `result` are null and every axis is null.
+
+Format 1 (offline-scorer 0.2) had no `format` and `scorer` keys and put the axes flat between
+`score` and `limiting_axis`; it is read as format 2 of the legacy kind, so `report` still reads
+such files. Its digests did not cover the whole judge identity, so `--resume` does not continue
+them (see `batch.resume`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from offline_scorer import jsontext
 
-HEAD = ("id", "line", "digest", "status", "score")
-TAIL = ("limiting_axis", "result", "error", "metadata")
+RESULTS_FORMAT = 2
+"""The results line format written now; a line without "format" is format 1."""
+
+TIES = ("both", "none")
+"""limiting_axis besides an axis: all axes tie below the top, or all are at it."""
+
+Number = float | int
 
 
-@dataclass(frozen=True)
-class ItemError:
+class ItemError(BaseModel):
+    """Why an item was not scored: the error's class name and its one-line message."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
     type: str
     message: str
 
 
-@dataclass(frozen=True)
-class ResultsLine:
+class ResultsLine(BaseModel):
+    """One item of an `eval` run, as its results file holds it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    format: Literal[2] = RESULTS_FORMAT
+    scorer: str
     id: str
     line: int | None
     digest: str
-    score: float | int | None = None
-    axes: Mapping[str, float | int | None] = field(default_factory=dict)
+    status: Literal["ok", "error"]
+    score: Number | None = None
+    axes: dict[str, Number | None] = Field(default_factory=dict)
     limiting_axis: str | None = None
-    result: Mapping[str, Any] | None = None
+    result: dict[str, Any] | None = None
     error: ItemError | None = None
-    metadata: Mapping[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ResultsLine:
+        clash = [axis for axis in self.axes if axis in TIES]
+        if clash:
+            raise ValueError(f"an axis cannot be called {clash[0]!r}: that is a limiting_axis value")
+        if self.status == "error":
+            for key in ("score", "limiting_axis", "result"):
+                if getattr(self, key) is not None:
+                    raise ValueError(f'an error item must have "{key}": null')
+            if any(value is not None for value in self.axes.values()):
+                raise ValueError("an error item must have every axis null")
+            if self.error is None:
+                raise ValueError("an error item must have an 'error' object")
+            return self
+        for key, value in (("score", self.score), *self.axes.items()):
+            if value is None or value < 0:
+                raise ValueError(f"'{key}' of an ok item must be a number >= 0")
+        limits = (*self.axes, *TIES)
+        if self.limiting_axis not in limits:
+            raise ValueError(
+                f"'limiting_axis' of an ok item must be one of {', '.join(limits)}, found "
+                f"{jsontext.line(self.limiting_axis)}"
+            )
+        if self.error is not None:
+            raise ValueError('an ok item must have "error": null')
+        return self
 
     @property
-    def status(self) -> str:
-        return "ok" if self.result is not None else "error"
-
-    def to_record(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "line": self.line,
-            "digest": self.digest,
-            "status": self.status,
-            "score": self.score,
-            **self.axes,
-            "limiting_axis": self.limiting_axis,
-            "result": None if self.result is None else dict(self.result),
-            "error": None if self.error is None else vars(self.error).copy(),
-            "metadata": dict(self.metadata),
-        }
+    def ok(self) -> bool:
+        return self.status == "ok"
 
     def to_line(self) -> str:
         """The line's bytes (compact JSON, UTF-8 text kept as is), without a line break."""
-        return jsontext.line(self.to_record())
-
-
-def record_axes(record: Mapping[str, Any]) -> tuple[str, ...]:
-    """The axis names a parsed line carries: its keys between "score" and "limiting_axis"."""
-    keys = list(record)
-    if "score" not in record or "limiting_axis" not in record:
-        return ()
-    return tuple(keys[keys.index("score") + 1 : keys.index("limiting_axis")])
+        return jsontext.line(self.model_dump(mode="python"))
 
 
 def json_type(value: Any) -> str:
@@ -78,76 +104,50 @@ def json_type(value: Any) -> str:
     return "an array" if isinstance(value, list) else "an object"
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+class LineProblem(ValueError):
+    """What is wrong with one parsed results line, in one phrase (no path, no line number)."""
 
 
-TIES = ("both", "none")  # limiting_axis besides an axis: all axes tie below the top / at it
+def _first_problem(error: ValidationError) -> str:
+    first = error.errors(include_url=False)[0]
+    where = ".".join(str(part) for part in first["loc"])
+    if first["type"] == "missing":
+        return f"missing key {where!r}"
+    if first["type"] == "extra_forbidden":
+        return f"unknown key {where!r}"
+    message = str(first.get("ctx", {}).get("error", first["msg"]))
+    message = message.removeprefix("Value error, ")
+    if not where:
+        return message
+    return f"'{where}': {message}, found {jsontext.line(first['input'])[:80]}"
 
 
-def line_problem(
-    record: dict[str, Any],
-    axes: tuple[str, ...],
-    result_problem: Callable[[Any], str | None],
-) -> str | None:
-    """What is wrong with one parsed results line, or None; `result_problem` checks "result".
+def upgrade_v1(record: Mapping[str, Any], kind: str) -> dict[str, Any]:
+    """A format 1 line as format 2: the axes were its keys between "score" and
+    "limiting_axis" (lines were written in a fixed key order)."""
+    keys = list(record)
+    if "score" not in record or "limiting_axis" not in record:
+        raise LineProblem("missing key 'score' or 'limiting_axis' (a format 1 line)")
+    axes = keys[keys.index("score") + 1 : keys.index("limiting_axis")]
+    upgraded: dict[str, Any] = {"scorer": kind}
+    upgraded.update((key, record[key]) for key in keys if key not in axes)
+    upgraded["axes"] = {axis: record[axis] for axis in axes}
+    upgraded.setdefault("metadata", {})  # lines from before rows kept their extra fields
+    return upgraded
 
-    Lines written before rows kept their extra fields lack "metadata"; that still reads.
-    """
-    missing = [key for key in (*HEAD, *axes, *TAIL[:-1]) if key not in record]
-    if missing:
-        return "missing key " + ", ".join(repr(k) for k in missing)
-    if not isinstance(record["id"], str):
-        return f"'id' must be a string, found {json_type(record['id'])}"
-    line = record["line"]
-    if line is not None and (not isinstance(line, int) or isinstance(line, bool)):
-        return f"'line' must be an integer or null, found {json_type(line)}"
-    if not isinstance(record["digest"], str):
-        return f"'digest' must be a string, found {json_type(record['digest'])}"
-    if "metadata" in record and not isinstance(record["metadata"], dict):
-        return f"'metadata' must be an object, found {json_type(record['metadata'])}"
-    numbers = ("score", *axes)
-    status = record["status"]
-    if status == "error":
-        for key in (*numbers, "limiting_axis", "result"):
-            if record[key] is not None:
-                return f'an error item must have "{key}": null'
-        error = record["error"]
-        if not (
-            isinstance(error, dict)
-            and isinstance(error.get("type"), str)
-            and isinstance(error.get("message"), str)
-        ):
-            return "'error' of an error item must be an object with string 'type' and 'message'"
-        return None
-    if status != "ok":
-        return f'\'status\' must be "ok" or "error", found {jsontext.line(status)}'
-    for key in numbers:
-        value = record[key]
-        if not _is_number(value) or value < 0:
-            return f"'{key}' of an ok item must be a number >= 0, found {jsontext.line(value)}"
-    limits = (*axes, *TIES)
-    if record["limiting_axis"] not in limits:
-        return (
-            f"'limiting_axis' of an ok item must be one of {', '.join(limits)}, found "
-            f"{jsontext.line(record['limiting_axis'])}"
+
+def parse_line(record: Any, legacy_kind: str) -> ResultsLine:
+    """A parsed JSON value as a results line; LineProblem names what is wrong with it."""
+    if not isinstance(record, dict):
+        raise LineProblem(f"expected a JSON object, found {json_type(record)}")
+    if "format" not in record:
+        record = upgrade_v1(record, legacy_kind)
+    elif record["format"] != RESULTS_FORMAT:
+        raise LineProblem(
+            f"results line format {jsontext.line(record['format'])} is not one this version "
+            f"reads ({RESULTS_FORMAT} and 1); upgrade offline-scorer"
         )
-    if record["error"] is not None:
-        return 'an ok item must have "error": null'
-    if record["result"] is None:
-        return None  # an ok line may leave the full result out
-    if not isinstance(record["result"], dict):
-        return f"'result' must be an object or null, found {json_type(record['result'])}"
-    return result_problem(record["result"])
-
-
-def with_metadata(record: Mapping[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """A parsed results line with its "metadata" set, in its place right after "error".
-
-    `--resume` uses it to bring kept lines up to date: lines written before results lines had
-    metadata lack the key, and a row's metadata may have been edited since (it never changes a
-    score, so the line is still valid).
-    """
-    out: dict[str, Any] = {k: v for k, v in record.items() if k != "metadata"}
-    out["metadata"] = dict(metadata)
-    return out
+    try:
+        return ResultsLine.model_validate(record)
+    except ValidationError as error:
+        raise LineProblem(_first_problem(error)) from None

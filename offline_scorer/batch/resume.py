@@ -12,43 +12,70 @@ import itertools
 import json
 import os
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from offline_scorer import jsontext
 from offline_scorer.batch.datasets import Item
-from offline_scorer.batch.results import with_metadata
 from offline_scorer.errors import InputError
 from offline_scorer.files import open_binary, temp_sibling
 
 Expected = Callable[[Item], tuple[str, str, Mapping[str, Any]]]  # (id, digest, metadata)
 
 
-def keep_prefix(out: Path, items: Iterator[Item], expected: Expected) -> tuple[int, int]:
-    """Keep the lines of `out` that match the data, each brought up to date; (lines, bytes).
+@dataclass(frozen=True)
+class Kept:
+    """What `keep_prefix` kept of a results file, and where scoring starts again."""
+
+    lines: int
+    size: int  # bytes of the kept lines
+    redo: Item | None = None  # the first item whose line no longer holds: scored again
+    dropped: int = 0  # lines from `redo`'s on, scored again because they were stale
+
+
+@dataclass
+class _Scan:
+    """Where reading stopped early: the first stale line's number and its item."""
+
+    stale: tuple[int, Item] | None = None
+
+
+def keep_prefix(out: Path, items: Iterator[Item], expected: Expected) -> Kept:
+    """Keep the lines of `out` that still hold for the data, each brought up to date.
 
     Reads `out` and the data as streams, taking one item from `items` per kept line, so the
-    caller continues with the next item. A line matches its item by id and content digest.
-    Its metadata is taken from the data (it never changes a score): a line written before
-    results lines carried metadata gains the key, and an edited label replaces the old one;
-    only then is the file rewritten (atomically). Refuses a mismatch. A torn last line (a
-    kill -9 in mid-write) is dropped.
+    caller continues with the next item (and first with `Kept.redo`, if any). A line holds when
+    its id and content digest match its item; the digest covers the scorer's kind, options and
+    sampling and the judge's whole identity, so a line scored under an old verdict threshold
+    does not hold: from the first such line on, the file is cut and the items scored again.
+    A different id (the data changed shape) is refused. Metadata is taken from the data (it
+    never changes a score): an edited label replaces the old one, and only then is the file
+    rewritten (atomically). A torn last line (a kill -9 in mid-write) is dropped. Format 1
+    files (whose digests did not cover the threshold) are refused with what to do.
     """
+    scan = _Scan()
     with open_binary(out, "results file") as handle:
-        lines = _updated_lines(out, handle, items, expected)
-        count = offset = 0
+        lines = _updated_lines(out, handle, items, expected, scan)
+        count = size = 0
         for raw, line in lines:
             if line != raw:
-                rewritten, size = _rewrite(out, offset, line, lines)
-                return count + rewritten, size
+                rewritten, size = _rewrite(out, size, line, lines)
+                count += rewritten
+                break
             count += 1
-            offset += len(raw) + 1
-        return count, offset
+            size += len(raw) + 1
+        if scan.stale is None:
+            return Kept(count, size)
+        dropped = 1 + sum(1 for raw in handle if raw.endswith(b"\n"))
+        return Kept(count, size, scan.stale[1], dropped)
 
 
 def _updated_lines(
-    out: Path, handle: BinaryIO, items: Iterator[Item], expected: Expected
+    out: Path, handle: BinaryIO, items: Iterator[Item], expected: Expected, scan: _Scan
 ) -> Iterator[tuple[bytes, bytes]]:
+    """(line as read, line as it should be now) for each line that holds; stops at the first
+    stale one, which `scan` records."""
     for number, raw in enumerate(handle, start=1):
         if not raw.endswith(b"\n"):
             return
@@ -61,14 +88,23 @@ def _updated_lines(
                 f"{out}: line {number} is not a results line; use another "
                 "--out, or --overwrite to start again"
             ) from None
+        if "format" not in record:
+            raise InputError(
+                f"{out} holds results format 1 (offline-scorer 0.2), whose digests do not "
+                "cover the whole judge identity, so it cannot be resumed; score into another "
+                "--out, or --overwrite to start again (report still reads it)"
+            )
         item = next(items, None)
         want = None if item is None else expected(item)
-        if want is None or found != want[:2]:
+        if item is None or want is None or found[0] != want[0]:
             raise InputError(
                 f"{out}: line {number} (id {found[0]!r}) does not match item "
-                f"{number} of the data (changed data or options?); use another --out, or "
+                f"{number} of the data (changed data?); use another --out, or "
                 "--overwrite to start again"
             )
+        if found[1] != want[1]:
+            scan.stale = (number, item)
+            return
         yield raw, jsontext.line(with_metadata(record, want[2])).encode("utf-8")
 
 
@@ -98,6 +134,13 @@ def _rewrite(
     except OSError as error:
         raise InputError(f"cannot update {out}: {error.strerror or error}") from None
     return written, size
+
+
+def with_metadata(record: Mapping[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """A parsed results line with its "metadata" set from the data, in its place (last)."""
+    out: dict[str, Any] = {k: v for k, v in record.items() if k != "metadata"}
+    out["metadata"] = dict(metadata)
+    return out
 
 
 class LineWriter:

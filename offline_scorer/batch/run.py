@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 from offline_scorer.batch.datasets import (
@@ -21,6 +21,7 @@ from offline_scorer.batch.datasets import (
 )
 from offline_scorer.batch.results import ItemError, ResultsLine
 from offline_scorer.errors import InputError, ModelError, OfflineScorerError
+from offline_scorer.judging.protocol import JudgeIdentity
 from offline_scorer.scorers.protocol import Scorer, ScoreResult
 
 Target = Callable[[Any], Any]
@@ -31,6 +32,7 @@ class ItemResult:
     id: str
     line: int | None
     digest: str
+    kind: str  # the scorer kind its results line names
     results: Mapping[str, ScoreResult] = field(default_factory=dict)
     error: ItemError | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
@@ -40,28 +42,36 @@ class ItemResult:
     def ok(self) -> bool:
         return self.error is None
 
-    def to_line(self, scorer: str | None = None) -> str:
-        """The results-file line for one scorer (the first by default)."""
+    def to_results_line(self, scorer: str | None = None) -> ResultsLine:
+        """The results line for one scorer (the first by default)."""
         result = self.results.get(scorer or next(iter(self.results), "")) if self.ok else None
         if result is None:
             return ResultsLine(
-                self.id,
-                self.line,
-                self.digest,
+                scorer=self.kind,
+                id=self.id,
+                line=self.line,
+                digest=self.digest,
+                status="error",
                 axes=dict.fromkeys(self.axes),
                 error=self.error,
-                metadata=self.metadata,
-            ).to_line()
+                metadata=dict(self.metadata),
+            )
         return ResultsLine(
-            self.id,
-            self.line,
-            self.digest,
+            scorer=self.kind,
+            id=self.id,
+            line=self.line,
+            digest=self.digest,
+            status="ok",
             score=result.score,
-            axes=result.axes,
+            axes=dict(result.axes),
             limiting_axis=result.limiting_axis,
             result=result.to_dict(),
-            metadata=self.metadata,
-        ).to_line()
+            metadata=dict(self.metadata),
+        )
+
+    def to_line(self, scorer: str | None = None) -> str:
+        """The results-file line for one scorer (the first by default)."""
+        return self.to_results_line(scorer).to_line()
 
 
 @dataclass
@@ -95,9 +105,17 @@ def scorer_names(scorers: Sequence[Scorer]) -> list[str]:
     return names
 
 
+def scorer_context(scorer: Scorer, identity: JudgeIdentity | None) -> list[Any]:
+    """What besides an item's content decides a scorer's result: its kind, its options and
+    sampling, and the whole identity of its judge (model, chat template, backend and its
+    version, verdict threshold). The resume digest covers it, so changing any of them
+    makes `--resume` score the item again."""
+    return [scorer.name, scorer.identity(), None if identity is None else asdict(identity)]
+
+
 def item_context(scorers: Sequence[Scorer]) -> list[Any]:
-    """What besides an item's content decides its results: options and judge identities."""
-    return [scorer.context() for scorer in scorers]
+    """The digest context of a run with these scorers, each over its own judge."""
+    return [scorer_context(scorer, scorer.judge.identity) for scorer in scorers]
 
 
 def as_item(row: Any, index: int) -> DataItem | RowError:
@@ -132,10 +150,10 @@ def evaluate_item(
     target: Target | None = None,
 ) -> ItemResult:
     key = item_digest(item, context)
-    axes = scorers[0].axes
+    kind, axes = scorers[0].name, scorers[0].axes
     if isinstance(item, RowError):
-        error = ItemError("InputError", item.message)
-        return ItemResult(item.id, item.line, key, error=error, axes=axes)
+        error = ItemError(type="InputError", message=item.message)
+        return ItemResult(item.id, item.line, key, kind, error=error, axes=axes)
     meta = item.metadata
     try:
         if target is not None:
@@ -155,7 +173,8 @@ def evaluate_item(
             item.id,
             item.line,
             key,
-            error=ItemError(type(error).__name__, str(error)),
+            kind,
+            error=ItemError(type=type(error).__name__, message=str(error)),
             metadata=meta,
             axes=axes,
         )
@@ -166,11 +185,12 @@ def evaluate_item(
             item.id,
             item.line,
             key,
+            kind,
             metadata=meta,
-            error=ItemError(type(error).__name__, f"target raised: {error}"),
+            error=ItemError(type=type(error).__name__, message=f"target raised: {error}"),
             axes=axes,
         )
-    return ItemResult(item.id, item.line, key, results=results, metadata=meta, axes=axes)
+    return ItemResult(item.id, item.line, key, kind, results=results, metadata=meta, axes=axes)
 
 
 class Executor(Protocol):

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from offline_scorer.cli.options import judge_options, judge_settings
+from offline_scorer.cli.options import ScorerChoice, judge_options, run_spec, scorer_options
 from offline_scorer.errors import ConfigError, InputError
 
 
@@ -23,13 +23,7 @@ def _advance(bar: Any) -> None:
 
 @click.command("calibrate")
 @click.argument("labelled", type=click.Path(dir_okay=False, path_type=Path))
-@click.option(
-    "--max-questions",
-    type=click.IntRange(min=1),
-    default=10,
-    show_default=True,
-    help="As in `score`: it shapes the prompt the verdicts are read from.",
-)
+@scorer_options
 @click.option(
     "--write-shipped",
     is_flag=True,
@@ -40,44 +34,43 @@ def _advance(bar: Any) -> None:
 @judge_options
 def calibrate_command(
     labelled: Path,
-    max_questions: int,
+    scorer: ScorerChoice,
     write_shipped: bool,
     dry_run: bool,
     as_json: bool,
-    **judge_options_: Any,
+    **judge: Any,
 ) -> None:
-    """Run the judge over LABELLED pairs (JSONL/CSV with a `faithful` or `label` field) and set
-    the model's verdict threshold to the one that best separates faithful from unfaithful."""
+    """Run the judge over LABELLED rows (JSONL/CSV with a label field of the scorer kind, e.g.
+    `faithful`) and set the model's verdict threshold to the one that best separates them."""
     from tqdm import tqdm
 
     from offline_scorer.backends import get_backend
     from offline_scorer.batch.datasets import load_dataset
-    from offline_scorer.judging.open import open_judge
-    from offline_scorer.models.registry import SHIPPED_REGISTRY, load_registry
-    from offline_scorer.scorers.summarization.calibration import calibrate, collect, write_threshold
-    from offline_scorer.scorers.summarization.options import ScorerOptions
-    from offline_scorer.scorers.summarization.scorer import SummarizationScorer
+    from offline_scorer.calibration import calibrate, collect, probability_reader, write_threshold
+    from offline_scorer.models.registry import SHIPPED_REGISTRY
     from offline_scorer.settings import user_registry_path
 
     if write_shipped and dry_run:
         raise InputError("--write-shipped and --dry-run contradict each other; give one of them")
+    run = run_spec(scorer, judge)
+    probability_reader(run.spec)  # a kind without verdict probabilities is refused first
     rows = load_dataset(labelled)
     if not rows:
         raise InputError(f"{labelled} has no rows")
-    settings = judge_settings(**judge_options_)
-    spec = load_registry().resolve(settings.model)
-    backend = get_backend(settings.backend or spec.backend)
+    spec = run.model()
+    backend = get_backend(run.judge.backend or spec.backend)
     if not backend.verdict_probabilities:
         raise ConfigError(
             f"the {backend.name} backend gives no verdict probabilities, so it cannot be "
             "calibrated; calibrate with --backend llama_cpp (the default)"
         )
-    judge, spec = open_judge(settings)
-    with judge:
-        scorer = SummarizationScorer(judge, ScorerOptions(max_questions=max_questions))
-        bar = tqdm(total=len(rows), unit="pair", disable=not sys.stderr.isatty(), file=sys.stderr)
+    opened, spec = run.open_judge()
+    with opened:
+        bar = tqdm(total=len(rows), unit="row", disable=not sys.stderr.isatty(), file=sys.stderr)
         try:
-            items, skipped = collect(rows, scorer, on_item=lambda: _advance(bar))
+            items, skipped = collect(
+                rows, run.spec, run.scorer_on(opened), on_item=lambda: _advance(bar)
+            )
         finally:
             bar.close()
     result = calibrate(items, skipped)
@@ -96,18 +89,19 @@ def calibrate_command(
             )
         )
     else:
+        axis = run.spec.judged_axis
         click.echo(f"model              {spec.name} (threshold before: {spec.verdict_threshold})")
         click.echo(
-            f"labelled pairs     {result.items} ({result.skipped} skipped: no label or no claim)"
+            f"labelled rows      {result.items} ({result.skipped} skipped: no label or no verdict)"
         )
         auc = "n/a" if result.roc_auc is None else f"{result.roc_auc:.3f}"
         click.echo(
             f"ROC AUC            {auc}{_interval(result.roc_auc_ci)}  "
-            "(weakest claim's P(supported) vs faithful)"
+            f"(weakest {axis} verdict's P(true) vs the label)"
         )
         click.echo(
             f"balanced accuracy  {result.balanced_accuracy:.3f}"
-            f"{_interval(result.balanced_accuracy_ci)}  (alignment == 1 at the threshold)"
+            f"{_interval(result.balanced_accuracy_ci)}  ({run.spec.rule} at the threshold)"
         )
         click.echo(f"threshold          {result.threshold}")
     if target is not None:

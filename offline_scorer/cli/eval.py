@@ -10,13 +10,11 @@ from typing import Any
 
 import click
 
+from offline_scorer.assembly.run_spec import RunSpec
 from offline_scorer.batch.executors import Executor, ProcessPoolExecutorBackend, SerialExecutor
-from offline_scorer.batch.job import EvalJob, run_job
-from offline_scorer.cli.options import judge_options, scorer_options
+from offline_scorer.batch.job import EvalJob, JobOutcome, run_job
+from offline_scorer.cli.options import ScorerChoice, judge_options, run_spec, scorer_options
 from offline_scorer.errors import InputError
-from offline_scorer.judging.open import JudgeSettings
-from offline_scorer.scorers import build_scorer
-from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.settings import RAY_ADDRESS_ENV
 
 
@@ -68,31 +66,35 @@ def eval_command(
     workers: int | None,
     executor: str,
     ray_address: str | None,
-    max_questions: int,
-    scale: float,
+    scorer: ScorerChoice,
     **judge: Any,
 ) -> None:
     """Score every row of DATA (.jsonl or .csv: {id, source, summary} or {id, input, output})."""
-    from offline_scorer.cli.options import judge_settings
     from offline_scorer.report import aggregate, format_table, read_results
 
-    options = ScorerOptions(max_questions=max_questions, scale=scale)
     out = out or data.with_suffix(".results.jsonl")
     job = EvalJob(data, out, resume, overwrite, fail_fast, not quiet and sys.stderr.isatty())
     if ray_address is not None and executor != "ray":
         raise InputError("--ray-address needs --executor ray")
     total = job.check()
-    settings = judge_settings(**judge)
+    run = run_spec(scorer, judge)
     try:
         if executor == "ray":
-            _run_on_ray(job, settings, options, total, workers, ray_address)
+            outcome = _run_on_ray(job, run, total, workers, ray_address)
         else:
-            _run_here(job, settings, options, total, workers or 1)
+            outcome = _run_here(job, run, total, workers or 1)
     except KeyboardInterrupt:
         click.echo(
             f"interrupted; {out} holds every finished item: continue with --resume", err=True
         )
         sys.exit(130)
+    if outcome.rescored:
+        click.echo(
+            f"resume: kept {outcome.kept} line(s); {outcome.rescored} line(s) from line "
+            f"{outcome.kept + 1} on were scored under other options or another judge identity "
+            "(model, backend, verdict threshold) and were scored again",
+            err=True,
+        )
     agg = aggregate(read_results(out, slim=True))
     click.echo(json.dumps(agg, ensure_ascii=False, indent=2) if as_json else format_table(agg))
     click.echo(f"results: {out}", err=True)
@@ -100,41 +102,35 @@ def eval_command(
         sys.exit(1)
 
 
-def _run_here(
-    job: EvalJob, settings: JudgeSettings, options: ScorerOptions, total: int, workers: int
-) -> None:
+def _run_here(job: EvalJob, run: RunSpec, total: int, workers: int) -> JobOutcome:
     from offline_scorer.cli.common import report_cassette
-    from offline_scorer.judging.open import open_judge
 
-    if workers > 1 and settings.threads is None:
-        settings.threads = max(1, (os.cpu_count() or 1) // workers)
-    judge, _spec = open_judge(settings)
+    if workers > 1 and run.threads is None:
+        run = run.with_threads(max(1, (os.cpu_count() or 1) // workers))
+    if workers > 1:
+        # the workers load the model; this process only writes the cassette and the results
+        judge = run.identity_judge()
+    else:
+        judge, _model = run.open_judge()
     with judge:
-        scorer = build_scorer("summarization", judge, options)
+        scorer = run.scorer_on(judge)
         executor: Executor = (
-            SerialExecutor(scorer)
-            if workers <= 1
-            else ProcessPoolExecutorBackend(workers, settings, "summarization", options)
+            SerialExecutor(scorer) if workers <= 1 else ProcessPoolExecutorBackend(workers, run)
         )
         try:
-            run_job(job, scorer, executor, total)
+            return run_job(job, scorer, executor, total)
         finally:
             report_cassette(judge)
 
 
 def _run_on_ray(
-    job: EvalJob,
-    settings: JudgeSettings,
-    options: ScorerOptions,
-    total: int,
-    workers: int | None,
-    address: str | None,
-) -> None:
+    job: EvalJob, run: RunSpec, total: int, workers: int | None, address: str | None
+) -> JobOutcome:
     from offline_scorer.batch.cluster import RayExecutor
     from offline_scorer.cli.common import report_cassette
 
-    with RayExecutor(settings, "summarization", options, address=address, actors=workers) as ray:
+    with RayExecutor(run, address=address, actors=workers) as ray:
         try:
-            run_job(job, ray.scorer, ray, total)
+            return run_job(job, ray.scorer, ray, total)
         finally:
             report_cassette(ray.judge)

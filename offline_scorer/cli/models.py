@@ -86,7 +86,7 @@ def grammars() -> None:
 @click.option("--check", is_flag=True, help="Only report drift; exit 1 if any file is stale.")
 def grammars_regenerate(directory: Path, check: bool) -> None:
     """Write the default-settings grammars generated from the output schemas."""
-    from offline_scorer.backends.llama_cpp.grammar_files import stale_files, write_files
+    from offline_scorer.assembly.grammar_files import stale_files, write_files
 
     if check:
         stale = stale_files(directory)

@@ -1,33 +1,88 @@
-"""Options shared by every command that judges, and the judge settings they make."""
+"""Options shared by every command that judges, and the run recipe they make."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
 
+from offline_scorer.assembly.open import JudgeSettings, resolve_mode
+from offline_scorer.assembly.run_spec import RunSpec
 from offline_scorer.cassette.judge import RecordMode
-from offline_scorer.scorers.summarization.options import DEFAULT_MAX_QUESTIONS
+from offline_scorer.errors import InputError
+from offline_scorer.scorers import registry
+from offline_scorer.scorers.spec import CliOption, cli_options
 from offline_scorer.settings import CASSETTE_ENV, THREADS_ENV
 
 
+@dataclass(frozen=True)
+class ScorerChoice:
+    """The scorer kind a command was given and the option flags that were set."""
+
+    kind: str
+    given: Mapping[str, Any]
+
+    def options(self) -> Any:
+        """The kind's options object; a flag the kind does not have is a one-line error."""
+        spec = registry.get_spec(self.kind)
+        own = {option.name for option in cli_options(spec.options)}
+        foreign = [name for name in self.given if name not in own]
+        if foreign:
+            flags = ", ".join(_flag(name) for name in sorted(own)) or "none"
+            raise InputError(
+                f"{_flag(foreign[0])} is not an option of the {spec.kind} scorer "
+                f"(its options: {flags})"
+            )
+        return spec.make_options(dict(self.given))
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _option_flags() -> dict[str, tuple[CliOption, list[str]]]:
+    """Every registered kind's option flags: name -> (the first kind's declaration, kinds)."""
+    flags: dict[str, tuple[CliOption, list[str]]] = {}
+    for spec in registry.specs():
+        for option in cli_options(spec.options):
+            flags.setdefault(option.name, (option, []))[1].append(spec.kind)
+    return flags
+
+
 def scorer_options(command: Any) -> Any:
-    """The summarization scorer's options, shared by `score` and `eval`."""
-    command = click.option(
-        "--scale",
-        type=float,
-        default=1.0,
-        show_default=True,
-        help="The score is multiplied by this.",
-    )(command)
+    """`--scorer KIND` and the option flags of every registered kind; the command receives
+    them as one `scorer: ScorerChoice` argument."""
+    flags = _option_flags()
+
+    @functools.wraps(command)
+    def with_choice(*args: Any, scorer_kind: str, **kwargs: Any) -> Any:
+        given = {}
+        for name in flags:
+            value = kwargs.pop(name)
+            if value is not None:
+                given[name] = value
+        return command(*args, scorer=ScorerChoice(scorer_kind, given), **kwargs)
+
+    wrapped: Any = with_choice
+    for name, (option, owners) in reversed(flags.items()):
+        wrapped = click.option(
+            _flag(name),
+            name,
+            type=option.type,
+            default=None,
+            help=f"{option.help} ({', '.join(owners)} scorer)",
+        )(wrapped)
     return click.option(
-        "--max-questions",
-        type=int,
-        default=DEFAULT_MAX_QUESTIONS,
+        "--scorer",
+        "scorer_kind",
+        default=registry.DEFAULT_KIND,
         show_default=True,
-        help="Upper bound on coverage questions.",
-    )(command)
+        help=f"The scorer kind (installed: {', '.join(registry.kinds())}).",
+    )(wrapped)
 
 
 def judge_options(command: Any) -> Any:
@@ -98,10 +153,8 @@ def judge_settings(
     gpu_layers: int | None,
     cassette: Path | None,
     record_mode: str | None,
-) -> Any:
+) -> JudgeSettings:
     """JudgeSettings from the CLI options; the environment may force the record mode."""
-    from offline_scorer.judging.open import JudgeSettings, resolve_mode
-
     mode, note = resolve_mode(RecordMode(record_mode) if record_mode else None)
     if note:
         click.echo(f"note: {note}", err=True)
@@ -114,3 +167,8 @@ def judge_settings(
         cassette=cassette,
         mode=mode,
     )
+
+
+def run_spec(scorer: ScorerChoice, judge: Mapping[str, Any]) -> RunSpec:
+    """The run's recipe from a command's scorer choice and judge options, built once."""
+    return RunSpec.of(scorer.kind, scorer.options(), judge_settings(**judge))

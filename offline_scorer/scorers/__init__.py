@@ -1,21 +1,9 @@
-"""Scorers: one folder each, built by name so batch workers can rebuild them in a process."""
+"""Scorers: one folder per kind, each registered by a `ScorerSpec` (see `registry`)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from offline_scorer.errors import ConfigError
-from offline_scorer.judging.protocol import Judge
 from offline_scorer.scorers.protocol import Scorer, ScoreResult
+from offline_scorer.scorers.registry import DEFAULT_KIND, get_spec, kinds, register
+from offline_scorer.scorers.spec import ScorerSpec
 
-__all__ = ["ScoreResult", "Scorer", "build_scorer"]
-
-
-def build_scorer(name: str, judge: Judge, options: Any) -> Scorer:
-    """The scorer called `name` over `judge`, with its own options object or mapping."""
-    if name == "summarization":
-        from offline_scorer.scorers.summarization.options import ScorerOptions
-        from offline_scorer.scorers.summarization.scorer import SummarizationScorer
-
-        return SummarizationScorer(judge, ScorerOptions.from_mapping(options))
-    raise ConfigError(f"unknown scorer {name!r}; known scorers: summarization")
+__all__ = ["DEFAULT_KIND", "ScoreResult", "Scorer", "ScorerSpec", "get_spec", "kinds", "register"]

@@ -1,7 +1,8 @@
 """What batch runs and reports need of any scorer and its result, and nothing more.
 
 A second scorer is a sibling folder of `summarization/` whose scorer and result satisfy these
-protocols; batch, report, cassettes and backends then work with it unchanged.
+protocols, registered with a `ScorerSpec`; batch, report, cassettes and backends then work with
+it unchanged.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class Scorer(Protocol):
 
     def run(self, run: Mapping[str, Any]) -> ScoreResult: ...
 
-    def context(self) -> list[Any]:
-        """What besides an item's content decides its result (options, judge identity)."""
+    def identity(self) -> Mapping[str, Any]:
+        """Its options and each step's sampling settings, as JSON values: with the judge's
+        identity, what besides an item's content decides a result (the resume digest)."""
         ...

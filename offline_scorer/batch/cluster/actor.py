@@ -7,7 +7,6 @@ records travels back with each item, and the driver writes it.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.metadata
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,13 +14,11 @@ from typing import Any
 
 from offline_scorer.batch.cluster.snapshot import Snapshot, materialize, release
 from offline_scorer.batch.datasets import Item
+from offline_scorer.batch.recipe import Recipe
 from offline_scorer.batch.run import ItemResult, Target, evaluate_item
 from offline_scorer.cassette.judge import CassetteJudge, Recorded, RecordMode
 from offline_scorer.errors import ModelError
-from offline_scorer.judging.open import JudgeSettings, open_judge
 from offline_scorer.judging.protocol import Judge, JudgeIdentity
-from offline_scorer.models.registry import load_registry
-from offline_scorer.scorers import build_scorer
 from offline_scorer.scorers.protocol import Scorer
 
 # What must be the same on every node for a live run to give the same bytes as a serial one.
@@ -62,31 +59,13 @@ def node_label() -> str:
     return f"{ray.util.get_node_ip_address()} (node {context.get_node_id()[:8]})"
 
 
-def verify_model(settings: JudgeSettings, expected_sha256: str | None) -> None:
-    """Resolve the model through this node's registry and check it against the driver's pin."""
-    spec = load_registry().resolve(settings.model)
-    _path, actual = spec.verify()
-    if expected_sha256 is not None and actual != expected_sha256:
-        raise ModelError(
-            f"model {spec.name!r} at {spec.display_file} has sha256 {actual}, expected "
-            f"{expected_sha256}; install the pinned file on this node"
-        )
-
-
 class ItemScorer:
-    """Scores items one at a time with a judge opened once, from the driver's settings."""
+    """Scores items one at a time with a judge opened once, from the driver's recipe."""
 
     def __init__(
-        self,
-        settings: JudgeSettings,
-        scorer: str,
-        options: Any,
-        expected_sha256: str | None,
-        snapshot: Snapshot | None,
+        self, recipe: Recipe, expected_sha256: str | None, snapshot: Snapshot | None
     ) -> None:
-        self.settings = settings
-        self.scorer_name = scorer
-        self.options = options
+        self.recipe = recipe
         self.expected_sha256 = expected_sha256
         self.snapshot = snapshot
         self.captured: list[Recorded] = []
@@ -97,15 +76,16 @@ class ItemScorer:
         """Verify and load the model (not in replay: no model on any node); a ModelError names
         this node and the digest the driver expects."""
         node = node_label()
-        settings = self.settings
+        recipe = self.recipe
         try:
-            if settings.mode is not RecordMode.REPLAY:
-                verify_model(settings, self.expected_sha256)
+            if recipe.mode is not RecordMode.REPLAY:
+                recipe.verify_model(self.expected_sha256)
             copy = None if self.snapshot is None else materialize(self.snapshot)
             try:
                 if copy is not None:
-                    settings = dataclasses.replace(settings, cassette=copy)
-                self.judge, _spec = open_judge(settings, sink=self.captured.append)
+                    recipe = recipe.with_cassette(copy)
+                self.scorer = recipe.open_scorer(sink=self.captured.append)
+                self.judge = self.scorer.judge
             finally:
                 if copy is not None:
                     release(copy)
@@ -113,7 +93,6 @@ class ItemScorer:
             digest = self.expected_sha256
             hint = f" (expected sha256 {digest})" if digest and digest not in str(error) else ""
             raise ModelError(f"node {node}: {error}{hint}") from None
-        self.scorer = build_scorer(self.scorer_name, self.judge, self.options)
         return Started(node, self.judge.identity, package_versions())
 
     def score(self, item: Item, context: list[Any], target: Target | None) -> Scored:

@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -30,16 +29,13 @@ from offline_scorer.batch.cluster.pool import ActorPool, Slot, raise_cause
 from offline_scorer.batch.cluster.snapshot import take
 from offline_scorer.batch.datasets import DataItem, Item
 from offline_scorer.batch.interrupts import deferred_interrupts
+from offline_scorer.batch.recipe import Recipe
 from offline_scorer.batch.results import ItemError
 from offline_scorer.batch.run import ItemResult, Target, item_digest
 from offline_scorer.cassette.judge import CassetteJudge, RecordMode, require_cassette
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import ClusterError
-from offline_scorer.judging.open import JudgeSettings
-from offline_scorer.models.registry import load_registry
-from offline_scorer.scorers import build_scorer
 from offline_scorer.scorers.protocol import Scorer
-from offline_scorer.settings import default_cassette
 
 
 @dataclass
@@ -54,9 +50,7 @@ class RayExecutor:
 
     def __init__(
         self,
-        settings: JudgeSettings,
-        scorer: str,
-        options: Any,
+        recipe: Recipe,
         *,
         address: str | None = None,
         actors: int | None = None,
@@ -69,14 +63,12 @@ class RayExecutor:
         `depth`: items queued on one actor. By default 2 in replay, where an item takes a
         fraction of a millisecond and a second one waiting hides the round trip, else 1: a
         live item takes seconds, so the next should go to whichever actor is free first."""
-        self.settings = dataclasses.replace(settings, threads=settings.threads or 1)
-        self.scorer_name = scorer
-        self.options = options
+        self.recipe = recipe.with_threads(recipe.threads or 1)
         self.address = address
         self.actors = actors
         self.max_attempts = max_attempts
         self.start_timeout = start_timeout
-        self.depth = depth or (2 if settings.mode is RecordMode.REPLAY else 1)
+        self.depth = depth or (2 if recipe.mode is RecordMode.REPLAY else 1)
         self._ray: ModuleType | None = None
         self._owns_ray = False
         self._pool: ActorPool | None = None
@@ -114,9 +106,9 @@ class RayExecutor:
         if self._judge is not None:
             return
         ray = self._ray = import_ray()
-        settings = self.settings
-        mode = settings.mode
-        path = settings.cassette or default_cassette()
+        recipe = self.recipe
+        mode = recipe.mode
+        path = recipe.cassette_path()
         if mode is RecordMode.REPLAY:
             require_cassette(path)
         self._owns_ray = connect(ray, self.address)
@@ -124,15 +116,15 @@ class RayExecutor:
             count = self._slot_count(ray)
             expected = None
             if mode is not RecordMode.REPLAY:
-                expected = load_registry().resolve(settings.model).sha256
+                expected = recipe.pinned_sha256()
             if mode in (RecordMode.AUTO, RecordMode.RECORD):
                 path.parent.mkdir(parents=True, exist_ok=True)
                 CassetteFile(path, create=True).close()  # the actors' snapshot needs the file
             snapshot = take(path, ray.put) if mode in (RecordMode.AUTO, RecordMode.REPLAY) else None
             self._pool = ActorPool(
                 ray,
-                ray.remote(num_cpus=settings.threads, max_restarts=0)(ItemScorer),
-                (settings, self.scorer_name, self.options, expected, snapshot),
+                ray.remote(num_cpus=recipe.threads, max_restarts=0)(ItemScorer),
+                (recipe, expected, snapshot),
                 depth=self.depth,
                 replacements=count * self.max_attempts,
                 start_timeout=self.start_timeout,
@@ -142,13 +134,13 @@ class RayExecutor:
             self._judge = CassetteJudge(
                 None if mode is RecordMode.OFF else path, mode=mode, identity=identity, live=None
             )
-            self._scorer = build_scorer(self.scorer_name, self._judge, self.options)
+            self._scorer = recipe.scorer_on(self._judge)
         except BaseException:
             self.close()
             raise
 
     def _slot_count(self, ray: ModuleType) -> int:
-        threads = self.settings.threads or 1
+        threads = self.recipe.threads or 1
         cpus = int(ray.cluster_resources().get("CPU", 0))
         count = self.actors or max(1, cpus // threads)
         if count * threads > cpus:
@@ -260,10 +252,11 @@ class RayExecutor:
             item.id,
             item.line,
             item_digest(item, context),
+            self.recipe.kind,
             error=ItemError(
-                "WorkerLost",
-                f"the actor scoring this item died {task.attempts} time(s), last on {node}; "
-                "it was not scored; score it in a separate run once the node is fixed",
+                type="WorkerLost",
+                message=f"the actor scoring this item died {task.attempts} time(s), last on "
+                f"{node}; it was not scored; score it in a separate run once the node is fixed",
             ),
             metadata=item.metadata if isinstance(item, DataItem) else {},
             axes=self.scorer.axes,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from offline_scorer.errors import ConfigError
@@ -29,8 +29,10 @@ _ALIASES = {
 
 @dataclass(frozen=True)
 class ScorerOptions:
-    max_questions: int = DEFAULT_MAX_QUESTIONS
-    scale: float = 1
+    max_questions: int = field(
+        default=DEFAULT_MAX_QUESTIONS, metadata={"help": "Upper bound on coverage questions."}
+    )
+    scale: float = field(default=1, metadata={"help": "The score is multiplied by this."})
     source: str | None = None
     source_extractor: SourceExtractor | None = None
 
@@ -53,6 +55,11 @@ class ScorerOptions:
         if self.source_extractor is not None and not callable(self.source_extractor):
             raise ConfigError("source_extractor must be a callable (input, output) -> str")
 
+    def identity(self) -> dict[str, Any]:
+        """The options that decide a result (a source extractor is the caller's code: its
+        effect is in the item's content)."""
+        return {"max_questions": self.max_questions, "scale": self.scale}
+
     @classmethod
     def from_mapping(cls, options: Mapping[str, Any] | ScorerOptions | None) -> ScorerOptions:
         if options is None:
@@ -63,11 +70,13 @@ class ScorerOptions:
             raise ConfigError(f"options must be a mapping, got {type(options).__name__}")
         values: dict[str, Any] = {}
         for name, value in options.items():
-            field = _ALIASES.get(name)
-            if field is None:
+            canonical = _ALIASES.get(name)
+            if canonical is None:
                 known = ", ".join(sorted(_ALIASES))
                 raise ConfigError(f"unknown scorer option {name!r}; known options: {known}")
-            if field in values:
-                raise ConfigError(f"option {field!r} given twice (as snake_case and camelCase)")
-            values[field] = value
+            if canonical in values:
+                raise ConfigError(
+                    f"option {canonical!r} given twice (as snake_case and camelCase)"
+                )
+            values[canonical] = value
         return cls(**values)

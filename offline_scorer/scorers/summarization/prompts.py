@@ -79,20 +79,35 @@ SEED = 0
 NO_REPEAT_NGRAM = 4
 
 
-def _request(
-    step: str, user: str, schema: dict, max_tokens: int, no_copy: tuple[str, ...] = ()
-) -> JudgeRequest:
+def instructions(template: str) -> tuple[str, ...]:
+    """The fixed text of a prompt (system message and task), which an answer may not copy."""
+    return (SYSTEM, *(part for part in re.split(r"\{[a-z_]+\}", template) if part.strip()))
+
+
+def _sampling(max_tokens: int, no_copy: tuple[str, ...] = ()) -> SamplingSettings:
+    return SamplingSettings(
+        temperature=0.0,
+        seed=SEED,
+        max_tokens=max_tokens,
+        no_repeat_ngram=NO_REPEAT_NGRAM,
+        no_copy=no_copy,
+    )
+
+
+SAMPLING: dict[str, SamplingSettings] = {
+    "preprocess": _sampling(PREPROCESS_MAX_TOKENS),
+    "analyze": _sampling(ANALYZE_MAX_TOKENS),
+    "reason": _sampling(REASON_MAX_TOKENS, no_copy=instructions(_REASON)),
+}
+"""Each step's sampling settings: fixed, so they are part of what decides a result."""
+
+
+def _request(step: str, user: str, schema: dict) -> JudgeRequest:
     return JudgeRequest(
         step=step,
         messages=(Message("system", SYSTEM), Message("user", user)),
         output_schema=schema,
-        sampling=SamplingSettings(
-            temperature=0.0,
-            seed=SEED,
-            max_tokens=max_tokens,
-            no_repeat_ngram=NO_REPEAT_NGRAM,
-            no_copy=no_copy,
-        ),
+        sampling=SAMPLING[step],
     )
 
 
@@ -111,24 +126,13 @@ def preprocess_request(source: str, summary: str, max_questions: int) -> JudgeRe
         frame=QUESTION_FRAME,
     )
     schema = preprocess_schema(claims, candidates, max_questions)
-    return _request("preprocess", user, schema, PREPROCESS_MAX_TOKENS)
+    return _request("preprocess", user, schema)
 
 
 def analyze_request(summary: str, questions: Sequence[str]) -> JudgeRequest:
     user = _ANALYZE.format(summary=summary, questions=_listed(questions, "(no questions)"))
-    return _request("analyze", user, coverage_schema(questions), ANALYZE_MAX_TOKENS)
-
-
-def instructions(template: str) -> tuple[str, ...]:
-    """The fixed text of a prompt (system message and task), which an answer may not copy."""
-    return (SYSTEM, *(part for part in re.split(r"\{[a-z_]+\}", template) if part.strip()))
+    return _request("analyze", user, coverage_schema(questions))
 
 
 def reason_request(facts: str) -> JudgeRequest:
-    return _request(
-        "reason",
-        _REASON.format(facts=facts),
-        reason_schema(),
-        REASON_MAX_TOKENS,
-        no_copy=instructions(_REASON),
-    )
+    return _request("reason", _REASON.format(facts=facts), reason_schema())

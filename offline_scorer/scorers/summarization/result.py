@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from offline_scorer import jsontext
 from offline_scorer.scorers.summarization.rule import AXES, ScoreOutcome
@@ -138,30 +138,3 @@ def result_json_schema() -> dict[str, Any]:
 
 
 RESULT_JSON_SCHEMA: dict[str, Any] = result_json_schema()
-
-
-def result_problem(data: Any) -> str | None:
-    """What is wrong with a serialised result (what a results file holds), or None.
-
-    Checked strictly as JSON against the model, so the rules are the model's and nothing else.
-    """
-    try:
-        ScorerResult.model_validate_json(jsontext.line(data), strict=True)
-    except ValidationError as error:
-        problems = error.errors(include_url=False)
-        first = problems[0]
-        where = ".".join(str(part) for part in first["loc"])
-        if first["type"] == "missing":
-            parent = first["loc"][:-1]
-            lacking = [
-                repr(str(p["loc"][-1]))
-                for p in problems
-                if p["type"] == "missing" and p["loc"][:-1] == parent
-            ]
-            owner = ".".join(str(part) for part in parent)
-            return f"'result{'.' + owner if owner else ''}' lacks {', '.join(lacking)}"
-        message = first.get("ctx", {}).get("error", first["msg"])
-        shown = first["type"] not in ("missing", "value_error")
-        found = f", found {jsontext.line(first['input'])[:80]}" if shown else ""
-        return f"'result{'.' + where if where else ''}': {message}{found}"
-    return None

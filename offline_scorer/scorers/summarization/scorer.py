@@ -51,16 +51,10 @@ class SummarizationScorer:
         self.judge: Judge = as_judge(judge)  # a user's judge may only have `complete`
         self.options = options
 
-    def context(self) -> list[Any]:
-        """Options and judge identity: what besides an item's content decides its result."""
-        identity = self.judge.identity
-        return [
-            self.options.max_questions,
-            self.options.scale,
-            None
-            if identity is None
-            else [identity.model_sha256, identity.chat_template_sha256, identity.backend],
-        ]
+    def identity(self) -> dict[str, Any]:
+        """Options and each step's sampling settings (fixed by the prompts)."""
+        sampling = {step: settings.normalized() for step, settings in prompts.SAMPLING.items()}
+        return {"options": self.options.identity(), "sampling": sampling}
 
     def _texts(self, run: Mapping[str, Any]) -> tuple[str, str]:
         """(source, summary) of a Mastra run, by the spec's resolution rules."""

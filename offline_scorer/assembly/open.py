@@ -1,4 +1,4 @@
-"""Building the judge a command asked for: live, replayed, or live behind a recorder.
+"""Opening the judge a command asked for: live, replayed, or live behind a recorder.
 
 Replay never imports the model runtime: the model's identity comes from the registry's pinned
 digests, so a cassette replays on a machine without the model file or llama-cpp-python.
@@ -26,8 +26,10 @@ def pinned_identity(spec: ModelSpec, backend: Backend | None = None) -> JudgeIde
     return None
 
 
-@dataclass
+@dataclass(frozen=True)
 class JudgeSettings:
+    """How to open the judge: which model and backend, runtime settings, cassette and mode."""
+
     model: str | None = None
     threads: int | None = None
     context_size: int | None = None

@@ -1,11 +1,14 @@
-"""Calibrating a judge's verdict threshold on labelled pairs (MiniCheck-style: P(yes) >= t).
+"""Calibrating a judge's verdict threshold on labelled rows (MiniCheck-style: P(yes) >= t).
 
-An item's alignment is 1 exactly when its weakest claim's P(supported) reaches the threshold, so
-the threshold that best separates faithful from unfaithful summaries on "alignment == 1" is the
-one that best separates them on the weakest claim's probability. Only the preprocess step runs.
-Verdicts are committed one after another, so a later claim's probability can depend on the
-verdict given to an earlier one; a run with the new threshold can therefore differ slightly from
-what calibration predicted, which is why `report` measures the calibrated judge again.
+A kind's judged axis (summarization: alignment) is 1 exactly when the weakest of its verdicts'
+P(positive) reaches the threshold, so the threshold that best separates positive from negative
+rows on "judged axis == 1" is the one that best separates them on that weakest probability.
+The kind says how to get those probabilities with as few requests as it can (summarization:
+the preprocess step only). Verdicts are committed one after another, so a later verdict's
+probability can depend on an earlier one; a run with the new threshold can therefore differ
+slightly from what calibration predicted, which is why `report` measures the judge again.
+
+It sits above `batch/` (datasets) and `report/` (statistics) and knows no kind by name.
 """
 
 from __future__ import annotations
@@ -18,26 +21,23 @@ from typing import Any
 from offline_scorer.batch.datasets import DataItem, RowError
 from offline_scorer.errors import ConfigError, InputError
 from offline_scorer.report import stats as quality
-from offline_scorer.report.quality import LABEL_FIELDS as REPORT_LABELS
 from offline_scorer.report.quality import binary_label
-from offline_scorer.scorers.summarization.scorer import SummarizationScorer
-
-# The binary label fields `report` reads, in its order of preference.
-LABEL_FIELDS = tuple(name for name, kind in REPORT_LABELS.items() if kind == "binary")
+from offline_scorer.scorers.protocol import Scorer
+from offline_scorer.scorers.spec import ScorerSpec
 
 
 @dataclass(frozen=True)
 class Labelled:
     id: str
-    faithful: bool
-    weakest: float  # the smallest P(supported) over the item's claims
+    positive: bool  # the label: faithful, say
+    weakest: float  # the smallest P(positive) over the verdicts that decide the judged axis
 
 
 @dataclass(frozen=True)
 class Calibration:
     threshold: float
     items: int
-    skipped: int  # rows without a label, or whose summary made no claim
+    skipped: int  # rows without a label, or without a verdict (a summary with no claim)
     roc_auc: float | None
     roc_auc_ci: tuple[float, float] | None
     balanced_accuracy: float
@@ -57,31 +57,41 @@ class Calibration:
         }
 
 
-def label_of(metadata: Mapping[str, Any]) -> bool | None:
-    """`faithful` or `label` (true/false, 0/1): True when the summary is faithful."""
-    for name in LABEL_FIELDS:
-        label = binary_label(metadata.get(name))
+def label_of(spec: ScorerSpec, metadata: Mapping[str, Any]) -> bool | None:
+    """The first of the kind's binary label fields the row has (true/false, 0/1)."""
+    for name, kind in spec.label_fields.items():
+        label = binary_label(metadata.get(name)) if kind == "binary" else None
         if label is not None:
             return label
     return None
 
 
+def probability_reader(spec: ScorerSpec) -> Callable[[Scorer, Mapping[str, Any]], Any]:
+    """The kind's calibration probabilities; a ConfigError when it has none."""
+    read = spec.calibration_probabilities
+    if read is None:
+        raise ConfigError(f"the {spec.kind} scorer has no verdict threshold to calibrate")
+    return read
+
+
 def collect(
     rows: Iterable[DataItem | RowError],
-    scorer: SummarizationScorer,
+    spec: ScorerSpec,
+    scorer: Scorer,
     on_item: Callable[[], None] | None = None,
 ) -> tuple[list[Labelled], int]:
-    """(labelled items with their weakest claim's P(supported), rows skipped)."""
+    """(labelled items with their weakest verdict's P(positive), rows skipped)."""
+    read = probability_reader(spec)
     found: list[Labelled] = []
     skipped = 0
     for row in rows:
         if isinstance(row, RowError):
             raise InputError(row.message)
-        label = label_of(row.metadata)
+        label = label_of(spec, row.metadata)
         if label is None:
             skipped += 1
             continue
-        probabilities = scorer.claim_probabilities({"input": row.input, "output": row.output})
+        probabilities = read(scorer, {"input": row.input, "output": row.output})
         if on_item is not None:
             on_item()
         if probabilities is None:
@@ -97,10 +107,10 @@ def collect(
 
 
 def calibrate(items: Sequence[Labelled], skipped: int = 0) -> Calibration:
-    if len({item.faithful for item in items}) < 2:
-        raise InputError("calibration needs labelled rows of both kinds (faithful and not)")
+    if len({item.positive for item in items}) < 2:
+        raise InputError("calibration needs labelled rows of both kinds (positive and not)")
     scores = [item.weakest for item in items]
-    labels = [item.faithful for item in items]
+    labels = [item.positive for item in items]
     best = quality.best_threshold(scores, labels)
     assert best is not None  # both classes are present
     threshold = round(best[0], 4)

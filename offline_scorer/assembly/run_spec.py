@@ -1,0 +1,126 @@
+"""`RunSpec`: one run's recipe (scorer kind, its options, the judge settings), built once.
+
+The CLI builds it from flags; executors, process-pool workers, Ray actors and the report get
+it whole, so a run's recipe never travels as loose arguments. It pickles (workers and actors
+rebuild their scorer from it) and satisfies `batch.recipe.Recipe`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from offline_scorer.assembly.open import JudgeSettings, open_judge, pinned_identity
+from offline_scorer.backends import get_backend
+from offline_scorer.cassette.judge import RecordMode, Sink
+from offline_scorer.errors import ModelError
+from offline_scorer.judging.protocol import (
+    Completion,
+    Judge,
+    JudgeBase,
+    JudgeIdentity,
+    JudgeRequest,
+)
+from offline_scorer.models.registry import ModelSpec, load_registry
+from offline_scorer.scorers.protocol import Scorer
+from offline_scorer.scorers.registry import DEFAULT_KIND, get_spec
+from offline_scorer.scorers.spec import ScorerSpec
+from offline_scorer.settings import default_cassette
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    kind: str
+    options: Any  # an options object of the kind's options type
+    judge: JudgeSettings
+
+    @classmethod
+    def of(
+        cls, kind: str | None = None, options: Any = None, judge: JudgeSettings | None = None
+    ) -> RunSpec:
+        """A recipe with its kind looked up and its options validated (a ConfigError else)."""
+        spec = get_spec(kind or DEFAULT_KIND)
+        return cls(spec.kind, spec.make_options(options), judge or JudgeSettings())
+
+    @property
+    def spec(self) -> ScorerSpec:
+        return get_spec(self.kind)
+
+    @property
+    def mode(self) -> RecordMode:
+        return self.judge.mode
+
+    @property
+    def threads(self) -> int | None:
+        return self.judge.threads
+
+    def with_threads(self, threads: int) -> RunSpec:
+        return dataclasses.replace(self, judge=dataclasses.replace(self.judge, threads=threads))
+
+    def with_cassette(self, path: Path) -> RunSpec:
+        return dataclasses.replace(self, judge=dataclasses.replace(self.judge, cassette=path))
+
+    def cassette_path(self) -> Path:
+        return self.judge.cassette or default_cassette()
+
+    def model(self) -> ModelSpec:
+        """The registry entry of the judge's model (no file read)."""
+        return load_registry().resolve(self.judge.model)
+
+    def pinned_sha256(self) -> str | None:
+        return self.model().sha256
+
+    def pinned_identity(self) -> JudgeIdentity | None:
+        """The judge's identity from the registry's pins, without loading the model; None
+        when the registry does not pin it (a GGUF given by path)."""
+        model = self.model()
+        return pinned_identity(model, get_backend(self.judge.backend or model.backend))
+
+    def identity(self) -> JudgeIdentity | None:
+        """The judge's identity: the registry's pins when it has them, else read from the
+        model (loaded without a cassette, then freed)."""
+        pinned = self.pinned_identity()
+        if pinned is not None:
+            return pinned
+        live, _model = open_judge(dataclasses.replace(self.judge, mode=RecordMode.OFF))
+        with live:
+            return live.identity
+
+    def identity_judge(self) -> Judge:
+        """A judge that only knows the identity: for a driver whose workers do the judging
+        (the scorer built on it gives the run's digest context, and answers nothing)."""
+        return _IdentityOnly(self.identity())
+
+    def verify_model(self, expected_sha256: str | None) -> None:
+        """Resolve the model through this machine's registry and check its file's digest."""
+        spec = self.model()
+        _path, actual = spec.verify()
+        if expected_sha256 is not None and actual != expected_sha256:
+            raise ModelError(
+                f"model {spec.name!r} at {spec.display_file} has sha256 {actual}, expected "
+                f"{expected_sha256}; install the pinned file on this node"
+            )
+
+    def open_judge(self, sink: Sink | None = None) -> tuple[Judge, ModelSpec]:
+        return open_judge(self.judge, sink=sink)
+
+    def scorer_on(self, judge: Judge) -> Scorer:
+        return self.spec.build(judge, self.options)
+
+    def open_scorer(self, sink: Sink | None = None) -> Scorer:
+        judge, _model = self.open_judge(sink)
+        return self.scorer_on(judge)
+
+
+class _IdentityOnly(JudgeBase):
+    def __init__(self, identity: JudgeIdentity | None) -> None:
+        self._identity = identity
+
+    @property
+    def identity(self) -> JudgeIdentity | None:
+        return self._identity
+
+    def complete(self, request: JudgeRequest) -> Completion:
+        raise AssertionError("the driver's judge answers nothing: its workers judge")

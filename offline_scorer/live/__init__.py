@@ -1,1 +1,0 @@
-"""Deprecated home of the llama.cpp judge; kept for one release. Use `offline_scorer.backends`."""

@@ -1,0 +1,61 @@
+"""The registry of scorer kinds: entry points of the `offline_scorer.scorers` group, plus any
+spec registered in-process with `register` (tests, notebooks).
+
+Like backends, looking kinds up imports their spec modules, never a model runtime.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib.metadata import entry_points
+
+from offline_scorer.errors import ConfigError
+from offline_scorer.scorers.spec import ScorerSpec
+
+GROUP = "offline_scorer.scorers"
+DEFAULT_KIND = "summarization"
+"""The kind a command runs when none is named: the scorer this project re-implements."""
+LEGACY_KIND = DEFAULT_KIND
+"""The kind of results lines written before lines named theirs (results format 1)."""
+
+_REGISTERED: dict[str, ScorerSpec] = {}
+
+
+@functools.cache
+def _installed() -> dict[str, ScorerSpec]:
+    found: dict[str, ScorerSpec] = {}
+    for point in sorted(entry_points(group=GROUP), key=lambda ep: ep.name):
+        spec = point.load()
+        if not isinstance(spec, ScorerSpec) or spec.kind != point.name:
+            raise ConfigError(
+                f"entry point {point.name!r} of {GROUP} ({point.value}) is not a ScorerSpec of "
+                "that kind; fix or uninstall the package that declares it"
+            )
+        found.setdefault(point.name, spec)
+    return found
+
+
+def register(spec: ScorerSpec) -> None:
+    """Make a kind known in this process (it wins over an installed one of the same name)."""
+    _REGISTERED[spec.kind] = spec
+
+
+def unregister(kind: str) -> None:
+    _REGISTERED.pop(kind, None)
+
+
+def kinds() -> list[str]:
+    return sorted({*_installed(), *_REGISTERED})
+
+
+def specs() -> list[ScorerSpec]:
+    return [get_spec(kind) for kind in kinds()]
+
+
+def get_spec(kind: str) -> ScorerSpec:
+    """The spec of `kind`; a one-line ConfigError naming the known kinds."""
+    spec = _REGISTERED.get(kind) or _installed().get(kind)
+    if spec is None:
+        known = ", ".join(kinds()) or "none (reinstall offline-scorer: pip install -e .)"
+        raise ConfigError(f"unknown scorer kind {kind!r}; known kinds: {known}")
+    return spec

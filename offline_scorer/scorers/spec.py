@@ -1,0 +1,123 @@
+"""`ScorerSpec`: everything the generic layers need to know about one kind of scorer.
+
+`eval`, `report`, `calibrate`, the pytest plugin and the CLI look a kind up by name and read
+what they need from its spec: how to build it, its options, the shape of its result, its axes,
+which metadata fields label its items, and how a person reads its verdicts. Nothing above
+`scorers/` names a kind; a new kind is a spec registered under the `offline_scorer.scorers`
+entry-point group (or with `scorers.registry.register`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel
+
+from offline_scorer.judging.protocol import Judge, JudgeRequest
+from offline_scorer.scorers.protocol import Scorer
+
+LabelKind = Literal["binary", "numeric"]
+
+
+class ScorerOptions(Protocol):
+    """An options object of a scorer kind: validated on construction, comparable by value.
+
+    A kind's options type is a frozen dataclass: fields whose `metadata` has a "help" text
+    become command-line flags (`--max-questions`), and `identity()` is what enters the resume
+    digest.
+    """
+
+    @classmethod
+    def from_mapping(cls, options: Any) -> Any:
+        """An options object from a mapping (either spelling of each name), or None for defaults."""
+        ...
+
+    def identity(self) -> Mapping[str, Any]:
+        """The options that decide a result, as JSON values."""
+        ...
+
+
+@dataclass(frozen=True)
+class CliOption:
+    """One command-line flag of an options field: `--name-with-dashes VALUE`."""
+
+    name: str
+    type: type
+    help: str
+
+
+def cli_options(options: type) -> tuple[CliOption, ...]:
+    """The flags a kind's options type offers: its dataclass fields that carry a "help"."""
+    hints = typing.get_type_hints(options)
+    found = []
+    for field in dataclasses.fields(options):
+        text = field.metadata.get("help")
+        if text:
+            kind = hints.get(field.name)
+            found.append(CliOption(field.name, kind if isinstance(kind, type) else str, text))
+    return tuple(found)
+
+
+@dataclass(frozen=True)
+class VerdictColumn:
+    """A column of the report's lowest-scores table: the failing verdicts of one result.
+
+    `failing` takes a result as serialised in a results line and gives (text, reason) pairs.
+    """
+
+    heading: str
+    failing: Callable[[Mapping[str, Any]], list[tuple[str, str]]]
+
+
+@dataclass(frozen=True)
+class ScorerSpec:
+    """One kind of scorer, as the layers above `scorers/` see it."""
+
+    kind: str
+    """The name results lines, the registry and `--scorer` use."""
+    title: str
+    """How a person names it (report headings)."""
+    options: type
+    """Its options type (see `ScorerOptions`)."""
+    result: type[BaseModel]
+    """The model a results line's "result" is validated against."""
+    axes: tuple[str, ...]
+    """Its sub-scores, in display order; the score is limited by them."""
+    label_fields: Mapping[str, LabelKind]
+    """Metadata fields that label an item, in order of preference, and what they hold."""
+    judged_axis: str
+    """The axis whose value 1 means "judged positive" against a binary label."""
+    build: Callable[[Judge, Any], Scorer]
+    """A scorer over a judge, from an options object of `options`."""
+    describe: Callable[[Any], str]
+    """A result (as the scorer returns it) as text for a person (`score` prints it)."""
+    verdict_columns: tuple[VerdictColumn, ...] = ()
+    """The report's columns of failing verdicts."""
+    weakest_probability: Callable[[Mapping[str, Any]], float | None] | None = None
+    """From a serialised result: the judge's lowest P(positive) among the verdicts that
+    decide `judged_axis` (the report's ROC AUC of probabilities), or None when it gave none."""
+    calibration_probabilities: (
+        Callable[[Scorer, Mapping[str, Any]], tuple[float, ...] | None] | None
+    ) = None
+    """For a run: the judge's P(positive) of each verdict that decides `judged_axis`, with as
+    few judge requests as the kind allows (`calibrate` takes the lowest over labelled rows);
+    the function returns None when the judge gives no probabilities, and the field is None
+    when the kind cannot be calibrated."""
+
+    examples: Callable[[], Mapping[str, JudgeRequest]] | None = None
+    """Requests for one example item, by a file stem (`grammars/` shows what they admit)."""
+
+    def make_options(self, values: Any = None) -> Any:
+        """Its options from a mapping, an options object of its type, or None (defaults)."""
+        if isinstance(values, self.options):
+            return values
+        return self.options.from_mapping(values)  # type: ignore[attr-defined]
+
+    @property
+    def rule(self) -> str:
+        """How a binary label is predicted, in words (report headings)."""
+        return f"{self.judged_axis} == 1"

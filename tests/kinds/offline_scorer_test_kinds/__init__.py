@@ -1,0 +1,1 @@
+"""Scorer kinds for offline-scorer's tests, registered like a third-party plugin's."""
