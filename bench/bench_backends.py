@@ -28,7 +28,7 @@ def run_one(backend: str, threads: int) -> dict:
     """In this process: score every fixture with `backend`; the figures as a dict."""
     import jsonschema
 
-    from offline_scorer.judging.open import JudgeSettings, open_judge
+    from offline_scorer.assembly.open import JudgeSettings, open_judge
     from offline_scorer.judging.protocol import Completion, JudgeBase, JudgeRequest
     from offline_scorer.scorers.summarization.options import ScorerOptions
     from offline_scorer.scorers.summarization.scorer import SummarizationScorer

@@ -43,7 +43,7 @@ def _pin_one_cpu() -> str:
 
 def _scorer(cassette: Path, mode: str = "replay", live: Any = None) -> Any:
     from offline_scorer.cassette.judge import CassetteJudge, RecordMode
-    from offline_scorer.judging.open import pinned_identity
+    from offline_scorer.assembly.open import pinned_identity
     from offline_scorer.models.registry import load_registry
     from offline_scorer.scorers.summarization.options import ScorerOptions
     from offline_scorer.scorers.summarization.scorer import SummarizationScorer

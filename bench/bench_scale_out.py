@@ -99,7 +99,7 @@ def overhead(data: Path, rows: int) -> dict[str, Any]:
     from offline_scorer.batch.executors import SerialExecutor
     from offline_scorer.batch.run import item_context
     from offline_scorer.cassette.judge import RecordMode
-    from offline_scorer.judging.open import JudgeSettings, open_judge
+    from offline_scorer.assembly.open import JudgeSettings, open_judge
     from offline_scorer.scorers import build_scorer
     from offline_scorer.scorers.summarization.options import ScorerOptions
 

@@ -12,15 +12,16 @@ import pytest
 from offline_scorer import ConfigError, InputError
 from offline_scorer.batch.datasets import load_dataset
 from offline_scorer.cassette.judge import CassetteJudge, RecordMode
-from offline_scorer.judging.open import pinned_identity
+from offline_scorer.assembly.open import pinned_identity
 from offline_scorer.models.registry import load_registry
-from offline_scorer.scorers.summarization.calibration import (
+from offline_scorer.calibration import (
     Labelled,
     calibrate,
     collect,
     label_of,
     write_threshold,
 )
+from offline_scorer.scorers import get_spec
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 from offline_scorer.testing import ScriptedJudge
@@ -29,11 +30,15 @@ from tests.test_cli import run_cli
 SOURCE = "The ferry runs twice a day from the north pier. Tickets cost twelve euros."
 
 
-def test_labels_come_from_faithful_or_label():
-    assert label_of({"faithful": True}) is True
-    assert label_of({"label": 0}) is False
-    assert label_of({"faithful": "false"}) is False
-    assert label_of({"domain": "x"}) is None
+SPEC = get_spec("summarization")
+
+
+def test_labels_come_from_the_kinds_binary_label_fields():
+    assert label_of(SPEC, {"faithful": True}) is True
+    assert label_of(SPEC, {"label": 0}) is False
+    assert label_of(SPEC, {"faithful": "false"}) is False
+    assert label_of(SPEC, {"domain": "x"}) is None
+    assert label_of(SPEC, {"human_score": 1}) is None  # numeric, not a binary label
 
 
 def test_the_threshold_separates_the_weakest_claims_by_label():
@@ -92,9 +97,9 @@ def _judge():
 
 def test_collect_reads_the_weakest_claim_of_each_row(tmp_path):
     scorer = SummarizationScorer(_judge(), ScorerOptions())
-    items, skipped = collect(load_dataset(_rows(tmp_path)), scorer)
+    items, skipped = collect(load_dataset(_rows(tmp_path)), SPEC, scorer)
     assert skipped == 0
-    assert [(i.faithful, i.weakest) for i in items[:2]] == [(True, 0.8), (False, 0.3)]
+    assert [(i.positive, i.weakest) for i in items[:2]] == [(True, 0.8), (False, 0.3)]
 
 
 def test_a_judge_without_probabilities_cannot_be_calibrated(tmp_path):
@@ -102,7 +107,7 @@ def test_a_judge_without_probabilities_cannot_be_calibrated(tmp_path):
         alignment=[{"claim": "c", "supported": True, "reason": "r"}], questions=["q?"]
     )
     with pytest.raises(ConfigError, match="gives no verdict probabilities"):
-        collect(load_dataset(_rows(tmp_path)), SummarizationScorer(judge, ScorerOptions()))
+        collect(load_dataset(_rows(tmp_path)), SPEC, SummarizationScorer(judge, ScorerOptions()))
 
 
 def test_write_threshold_copies_a_shipped_entry_and_keeps_comments(tmp_path):
@@ -123,7 +128,7 @@ def test_calibrate_command_replays_and_writes_only_the_user_registry(tmp_path):
     recorder = CassetteJudge(
         cassette, mode=RecordMode.RECORD, identity=pinned_identity(spec), live=_judge()
     )
-    collect(load_dataset(_rows(tmp_path)), SummarizationScorer(recorder, ScorerOptions()))
+    collect(load_dataset(_rows(tmp_path)), SPEC, SummarizationScorer(recorder, ScorerOptions()))
     recorder.close()
     user = tmp_path / "user-models.toml"
     user.write_text("# mine\n", encoding="utf-8")

@@ -141,7 +141,7 @@ def test_same_exchanges_in_the_same_order_give_the_same_bytes(tmp_path):
 
 
 def test_env_var_forces_replay(monkeypatch):
-    from offline_scorer.judging.open import resolve_mode
+    from offline_scorer.assembly.open import resolve_mode
 
     monkeypatch.setenv("OFFLINE_SCORER_RECORD_MODE", "replay")
     mode, note = resolve_mode(RecordMode.RECORD)

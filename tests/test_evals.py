@@ -16,7 +16,7 @@ import pytest
 
 from offline_scorer import create_summarization_scorer
 from offline_scorer.batch.datasets import DataItem, load_dataset
-from offline_scorer.batch.results import with_metadata
+from offline_scorer.batch.resume import with_metadata
 from offline_scorer.batch.run import run_evals
 from offline_scorer.jsontext import line as dump_line
 from tests.conftest import FIXTURES, ROOT, block_imports_code, replay_env

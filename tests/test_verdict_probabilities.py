@@ -90,7 +90,7 @@ def test_the_threshold_is_part_of_the_key(tmp_path):
 
 
 def test_a_version_1_cassette_fails_with_one_line_naming_its_format(tmp_path):
-    from offline_scorer.judging.open import pinned_identity
+    from offline_scorer.assembly.open import pinned_identity
     from offline_scorer.models.registry import load_registry
 
     old = tmp_path / "old.oscas"

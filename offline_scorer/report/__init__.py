@@ -10,27 +10,20 @@ import ...` still reaches the module.
 
 from __future__ import annotations
 
-from offline_scorer.report.aggregate import (
-    LOWEST_COUNT,
-    Item,
-    aggregate,
-    check_line,
-    lowest_indices,
-    read_results,
-)
-from offline_scorer.report.axes import DEFAULT_AXES, axes_of
-from offline_scorer.report.html import SUMMARIZATION_VERDICTS, render_html, write_html, write_report
+from offline_scorer.report.aggregate import LOWEST_COUNT, aggregate, lowest_indices
+from offline_scorer.report.axes import axes_of
+from offline_scorer.report.html import render_html, write_html, write_report
+from offline_scorer.report.lines import Item, check_line, kind_of, read_results
 from offline_scorer.report.table import format_table
 
 __all__ = [
-    "DEFAULT_AXES",
     "LOWEST_COUNT",
-    "SUMMARIZATION_VERDICTS",
     "Item",
     "aggregate",
     "axes_of",
     "check_line",
     "format_table",
+    "kind_of",
     "lowest_indices",
     "read_results",
     "render_html",
