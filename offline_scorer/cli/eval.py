@@ -94,9 +94,11 @@ def eval_command(
         )
         sys.exit(130)
     agg = aggregate(read_results(out, slim=True))
-    click.echo(json.dumps(agg, ensure_ascii=False, indent=2) if as_json else format_table(agg))
+    click.echo(
+        json.dumps(agg.to_dict(), ensure_ascii=False, indent=2) if as_json else format_table(agg)
+    )
     click.echo(f"results: {out}", err=True)
-    if agg["failed"]:
+    if agg.failed:
         sys.exit(1)
 
 

@@ -18,6 +18,7 @@ from offline_scorer.batch.results import json_type, line_problem, record_axes
 from offline_scorer.errors import InputError
 from offline_scorer.files import open_binary
 from offline_scorer.report.axes import DEFAULT_AXES, axes_of, limits
+from offline_scorer.report.model import Aggregate, Failure, LowestItem
 from offline_scorer.report.numbers import dec, mean, median
 from offline_scorer.report.quality import LABEL_FIELDS, judge_quality
 from offline_scorer.scorers.summarization.result import result_problem
@@ -135,12 +136,12 @@ def aggregate(
     items: Sequence[Mapping[str, Any]],
     label: str | None = None,
     axes: Sequence[str] | None = None,
-) -> dict[str, Any]:
+) -> Aggregate:
     """Run-level numbers over the ok items; failures are counted and listed, never averaged.
 
-    `axes` defaults to those the lines carry (`axes_of`); each gets an "<axis>_mean".
-    "quality" holds judge-quality figures against the label in the items' metadata (the field
-    `label`, else the first of faithful, label, human_score found), or None without labels.
+    `axes` defaults to those the lines carry (`axes_of`); each gets a mean. `quality` holds
+    judge-quality figures against the label in the items' metadata (the field `label`, else
+    the first of faithful, label, human_score found), or None without labels.
     """
     axes = axes_of(items) if axes is None else tuple(axes)
     ok = ok_items(items)
@@ -148,24 +149,29 @@ def aggregate(
     limited_by = dict.fromkeys(limits(axes), 0)
     for item in ok:
         limited_by[item["limiting_axis"]] += 1
-    return {
-        "count": len(items),
-        "ok": len(ok),
-        "failed": len(items) - len(ok),
-        "mean": mean(scores),
-        "median": median(scores),
-        "min": min(scores, key=dec) if scores else None,
-        "max": max(scores, key=dec) if scores else None,
-        **{f"{axis}_mean": mean([item[axis] for item in ok]) for axis in axes},
-        "limited_by": limited_by,
-        "lowest": [
-            {key: items[i][key] for key in ("id", "score", *axes, "limiting_axis")}
+    return Aggregate(
+        count=len(items),
+        ok=len(ok),
+        failed=len(items) - len(ok),
+        mean=mean(scores),
+        median=median(scores),
+        min=min(scores, key=dec) if scores else None,
+        max=max(scores, key=dec) if scores else None,
+        axis_means={axis: mean([item[axis] for item in ok]) for axis in axes},
+        limited_by=limited_by,
+        lowest=[
+            LowestItem(
+                id=items[i]["id"],
+                score=items[i]["score"],
+                axes={axis: items[i][axis] for axis in axes},
+                limiting_axis=items[i]["limiting_axis"],
+            )
             for i in lowest_indices(items)
         ],
-        "failures": [
-            {"id": item["id"], "line": item["line"], "error": item["error"]}
+        failures=[
+            Failure(id=item["id"], line=item["line"], error=item["error"])
             for item in items
             if item["status"] == "error"
         ],
-        "quality": judge_quality(items, label),
-    }
+        quality=judge_quality(items, label),
+    )

@@ -15,6 +15,15 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from offline_scorer.errors import InputError
+from offline_scorer.report.model import (
+    BinaryQuality,
+    Confusion,
+    CountedFigure,
+    Excluded,
+    Figure,
+    NumericQuality,
+    Quality,
+)
 from offline_scorer.report.stats import (
     balanced_accuracy,
     bootstrap_ci,
@@ -93,23 +102,20 @@ def _round4(value: float) -> float:
     return float(Decimal(repr(value)).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP))
 
 
-def _figure(
-    statistic: Callable[..., float | None], columns: Sequence[Sequence[Any]]
-) -> dict[str, Any]:
-    """{"value", "low", "high", "resamples"}: the statistic on all items, its bootstrap
-    interval, and how many resamples the interval rests on (all values rounded to 4 places)."""
+def _figure(statistic: Callable[..., float | None], columns: Sequence[Sequence[Any]]) -> Figure:
+    """The statistic on all items and its bootstrap interval, rounded to 4 places."""
     value = statistic(*columns) if columns[0] else None
     interval = (
         bootstrap_ci(statistic, columns, resamples=RESAMPLES, seed=SEED, level=LEVEL)
         if value is not None
         else None
     )
-    return {
-        "value": None if value is None else _round4(value),
-        "low": None if interval is None else _round4(interval.low),
-        "high": None if interval is None else _round4(interval.high),
-        "resamples": 0 if interval is None else interval.used,
-    }
+    return Figure(
+        value=None if value is None else _round4(value),
+        low=None if interval is None else _round4(interval.low),
+        high=None if interval is None else _round4(interval.high),
+        resamples=0 if interval is None else interval.used,
+    )
 
 
 def _min_p_supported(item: Mapping[str, Any]) -> float | None:
@@ -122,9 +128,7 @@ def _min_p_supported(item: Mapping[str, Any]) -> float | None:
     return min(values) if values else None
 
 
-def judge_quality(
-    items: Sequence[Mapping[str, Any]], label: str | None = None
-) -> dict[str, Any] | None:
+def judge_quality(items: Sequence[Mapping[str, Any]], label: str | None = None) -> Quality | None:
     """Judge-quality figures against the label in the items' metadata, or None without one.
 
     `label` names the metadata field; by default the first of faithful, label, human_score
@@ -156,11 +160,10 @@ def judge_quality(
             excluded["invalid"] += 1
         else:
             used.append((item, read(meta[label])))
-    out: dict[str, Any] = {
+    common: dict[str, Any] = {
         "label": label,
-        "kind": kind,
         "items": len(used),
-        "excluded": excluded,
+        "excluded": Excluded(**excluded),
         "level": LEVEL,
         "resamples": RESAMPLES,
         "seed": SEED,
@@ -169,26 +172,25 @@ def judge_quality(
     score = [item["score"] for item, _ in used]
     truth = [value for _, value in used]
     if kind == "numeric":
-        out["spearman_score"] = _figure(spearman, [score, truth])
-        out["spearman_alignment"] = _figure(spearman, [alignment, truth])
-        return out
+        return NumericQuality(
+            **common,
+            spearman_score=_figure(spearman, [score, truth]),
+            spearman_alignment=_figure(spearman, [alignment, truth]),
+        )
     predicted = [value >= 1 for value in alignment]
     with_p = [(p, value) for (item, value) in used if (p := _min_p_supported(item)) is not None]
-    out.update(
-        {
-            "positives": sum(1 for value in truth if value),
-            "negatives": sum(1 for value in truth if not value),
-            "auc_alignment": _figure(roc_auc, [alignment, truth]),
-            "auc_score": _figure(roc_auc, [score, truth]),
-            "rule": RULE,
-            "balanced_accuracy": _figure(balanced_accuracy, [predicted, truth]),
-            "confusion": confusion(predicted, truth),
-            "auc_min_p_supported": None
-            if not with_p
-            else {
-                "items": len(with_p),
-                **_figure(roc_auc, [[p for p, _ in with_p], [value for _, value in with_p]]),
-            },
-        }
+    by_p = None
+    if with_p:
+        figure = _figure(roc_auc, [[p for p, _ in with_p], [value for _, value in with_p]])
+        by_p = CountedFigure(items=len(with_p), **figure.model_dump())
+    return BinaryQuality(
+        **common,
+        positives=sum(1 for value in truth if value),
+        negatives=sum(1 for value in truth if not value),
+        auc_alignment=_figure(roc_auc, [alignment, truth]),
+        auc_score=_figure(roc_auc, [score, truth]),
+        rule=RULE,
+        balanced_accuracy=_figure(balanced_accuracy, [predicted, truth]),
+        confusion=Confusion(**confusion(predicted, truth)),
+        auc_min_p_supported=by_p,
     )
-    return out
