@@ -87,7 +87,8 @@ def sample():
 
 def test_aggregate_numbers_by_hand(sample):
     agg = aggregate(sample)
-    assert list(agg) == [
+    # The keys and order of the JSON that `report --json` and `eval --json` print.
+    assert list(agg.to_dict()) == [
         "count",
         "ok",
         "failed",
@@ -102,30 +103,48 @@ def test_aggregate_numbers_by_hand(sample):
         "failures",
         "quality",
     ]
-    assert agg["quality"] is None  # no labels in the rows' metadata
-    assert (agg["count"], agg["ok"], agg["failed"]) == (6, 5, 1)
+    assert agg.quality is None  # no labels in the rows' metadata
+    assert (agg.count, agg.ok, agg.failed) == (6, 5, 1)
     # scores 0.5, 0.2, 1, 0.4, 0.7: sum 2.8 / 5; sorted 0.2 0.4 0.5 0.7 1
-    assert agg["mean"] == 0.56
-    assert agg["median"] == 0.5
-    assert (agg["min"], agg["max"]) == (0.2, 1)
-    assert agg["alignment_mean"] == 0.64  # (0.9+0.2+1+0.4+0.7)/5 = 3.2/5
-    assert agg["coverage_mean"] == 0.72  # (0.5+0.8+1+0.4+0.9)/5 = 3.6/5
-    assert agg["limited_by"] == {"alignment": 2, "coverage": 1, "both": 1, "none": 1}
-    assert list(agg["limited_by"]) == ["alignment", "coverage", "both", "none"]
-    assert agg["failures"] == [
+    assert agg.mean == 0.56
+    assert agg.median == 0.5
+    assert (agg.min, agg.max) == (0.2, 1)
+    assert agg.axis_means["alignment"] == 0.64  # (0.9+0.2+1+0.4+0.7)/5 = 3.2/5
+    assert agg.axis_means["coverage"] == 0.72  # (0.5+0.8+1+0.4+0.9)/5 = 3.6/5
+    assert agg.axes == ("alignment", "coverage")
+    assert agg.limited_by == {"alignment": 2, "coverage": 1, "both": 1, "none": 1}
+    assert list(agg.limited_by) == ["alignment", "coverage", "both", "none"]
+    assert agg.to_dict()["failures"] == [
         {"id": "b", "line": 2, "error": {"type": "GenerationError", "message": "context overflow"}}
     ]
+    assert agg.failures[0].error.message == "context overflow"
+
+
+def test_json_keeps_number_types_and_extra_error_keys():
+    """An int score prints as 1, not 1.0; an error's extra keys are printed as the line has
+    them."""
+    bad = failed("x", line=2)
+    bad["error"]["detail"] = {"n": 1}
+    agg = aggregate([ok("a", 1, 1), ok("b", 0.5, 1.0), bad])
+    text = json.dumps(agg.to_dict())
+    assert '"min": 0.5, "max": 1, ' in text
+    assert '"lowest": [{"id": "b", "score": 0.5, "alignment": 0.5, "coverage": 1.0, ' in text
+    assert agg.to_dict()["failures"][0]["error"] == {
+        "type": "GenerationError",
+        "message": "boom",
+        "detail": {"n": 1},
+    }
 
 
 def test_means_round_half_away_from_zero_to_four_places():
     items = [ok("a", 0.0002, 1), ok("b", 0.0003, 1)]  # mean and median are 0.00025 exactly
     agg = aggregate(items)
-    assert agg["mean"] == 0.0003 and agg["median"] == 0.0003  # banker's rounding gives 0.0002
+    assert agg.mean == 0.0003 and agg.median == 0.0003  # banker's rounding gives 0.0002
     third = aggregate([ok("a", 0.1, 1), ok("b", 0.2, 1), ok("c", 0.2, 1)])
-    assert third["mean"] == 0.1667
-    assert third["median"] == 0.2
+    assert third.mean == 0.1667
+    assert third.median == 0.2
     # Decimal arithmetic: 0.1 + 0.2 is 0.3 here, not 0.30000000000000004.
-    assert aggregate([ok("a", 0.1, 1), ok("b", 0.2, 1)])["mean"] == 0.15
+    assert aggregate([ok("a", 0.1, 1), ok("b", 0.2, 1)]).mean == 0.15
 
 
 def test_lowest_five_ties_in_input_order(sample):
@@ -140,22 +159,22 @@ def test_lowest_five_ties_in_input_order(sample):
         ok("t5", 0.3, 1),
         ok("zero", 0, 0.5),
     ]
-    lowest = aggregate(items)["lowest"]
-    assert [row["id"] for row in lowest] == ["zero", "low", "t1", "t2", "t3"]
-    assert lowest[0] == {
+    lowest = aggregate(items).lowest
+    assert [row.id for row in lowest] == ["zero", "low", "t1", "t2", "t3"]
+    assert lowest[0].to_dict() == {
         "id": "zero",
         "score": 0,
         "alignment": 0,
         "coverage": 0.5,
         "limiting_axis": "alignment",
     }
-    assert len(aggregate(sample)["lowest"]) == 5
-    assert [r["id"] for r in aggregate(sample[:3])["lowest"]] == ["c", "a"]
+    assert len(aggregate(sample).lowest) == 5
+    assert [r.id for r in aggregate(sample[:3]).lowest] == ["c", "a"]
 
 
 def test_no_ok_items_gives_none_statistics():
     for items in ([], [failed("x", line=1)]):
-        agg = aggregate(items)
+        agg = aggregate(items).to_dict()
         for key in ("mean", "median", "min", "max", "alignment_mean", "coverage_mean"):
             assert agg[key] is None
         assert agg["lowest"] == []
@@ -297,7 +316,7 @@ def test_html_is_self_contained_and_escaped():
         assert forbidden not in html.lower()
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "<title>Run &lt;1&gt; &amp; co</title>" in html
-    assert "&quot;quoted&quot; &lt;id&gt;" in html
+    assert "&#34;quoted&#34; &lt;id&gt;" in html
     assert "model said &lt;/td&gt;&lt;td&gt;" in html
     assert "<b>bridge</b>" not in html
 
@@ -390,7 +409,8 @@ def test_cli_json_and_custom_html_path(tmp_path, sample):
     out = tmp_path / "page.html"
     result = CliRunner().invoke(report, [str(results), "--json", "--html", str(out)])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout) == aggregate(sample)
+    assert json.loads(result.stdout) == aggregate(sample).to_dict()
+    assert result.stdout == json.dumps(aggregate(sample).to_dict(), indent=2) + "\n"
     assert out.is_file() and not (tmp_path / "run.html").exists()
     assert result.stderr == f"wrote {out}\n"
 
@@ -449,10 +469,11 @@ def test_axes_are_named_by_the_lines():
     gone.update(id="c", digest="e" * 64, status="error", error={"type": "E", "message": "m"})
     items = [scored("a", fluency=0.5, accuracy=0.75), scored("b", fluency=1, accuracy=0.25), gone]
     agg = aggregate(items)
-    assert agg["fluency_mean"] == 0.75 and agg["accuracy_mean"] == 0.5
-    assert "alignment_mean" not in agg
-    assert agg["limited_by"] == {"fluency": 1, "accuracy": 1, "both": 0, "none": 0}
-    assert agg["lowest"][0] == {
+    assert agg.axis_means == {"fluency": 0.75, "accuracy": 0.5}
+    assert "alignment_mean" not in agg.to_dict()
+    assert agg.to_dict()["fluency_mean"] == 0.75
+    assert agg.limited_by == {"fluency": 1, "accuracy": 1, "both": 0, "none": 0}
+    assert agg.lowest[0].to_dict() == {
         "id": "b",
         "score": 0.25,
         "fluency": 1,
@@ -475,7 +496,7 @@ def test_axes_are_named_by_the_lines():
 
 def test_axes_parameter_sets_order_and_choice(sample):
     agg = aggregate(sample, axes=("coverage", "alignment"))
-    assert list(agg)[7:9] == ["coverage_mean", "alignment_mean"]
+    assert list(agg.to_dict())[7:9] == ["coverage_mean", "alignment_mean"]
     assert format_table(agg).index("coverage     mean") < format_table(agg).index("alignment")
     assert format_table(aggregate(sample), axes=("alignment",)).count("coverage     mean") == 0
 

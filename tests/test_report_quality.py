@@ -11,6 +11,13 @@ from click.testing import CliRunner
 from offline_scorer.cli.report import report
 from offline_scorer.errors import InputError
 from offline_scorer.report import aggregate, format_table, read_results, render_html
+from offline_scorer.report.model import (
+    BinaryQuality,
+    Confusion,
+    Excluded,
+    Figure,
+    NumericQuality,
+)
 from offline_scorer.report.quality import binary_label, judge_quality, numeric_label
 from tests.test_report import failed, ok, write_jsonl
 
@@ -59,35 +66,61 @@ def binary():
 
 def test_binary_figures_by_hand(binary):
     quality = judge_quality(binary)
-    assert quality["label"] == "faithful" and quality["kind"] == "binary"
-    assert quality["items"] == 6 and quality["positives"] == 3 and quality["negatives"] == 3
-    assert quality["excluded"] == {"failed": 1, "missing": 1, "invalid": 1}
+    assert isinstance(quality, BinaryQuality)
+    assert quality.label == "faithful" and quality.kind == "binary"
+    assert quality.items == 6 and quality.positives == 3 and quality.negatives == 3
+    assert quality.excluded == Excluded(failed=1, missing=1, invalid=1)
     # alignment: positives {1, 1, .5}, negatives {1, .5, 0}; pairs: 1 vs (1, .5, 0) counts
     # 1/2 + 1 + 1 twice, .5 vs (1, .5, 0) counts 0 + 1/2 + 1 -> 6.5 / 9 = 0.7222
-    assert quality["auc_alignment"]["value"] == 0.7222
+    assert quality.auc_alignment.value == 0.7222
     # score = min(alignment, coverage): positives {.5, 1, .5}, negatives {.8, .5, 0}
     # 1 beats all 3; each .5: 0 + 1/2 + 1 -> (3 + 1.5 + 1.5) / 9 = 0.6667
-    assert quality["auc_score"]["value"] == 0.6667
-    assert quality["rule"] == "alignment == 1"
-    assert quality["confusion"] == {"tp": 2, "fp": 1, "tn": 2, "fn": 1}
-    assert quality["balanced_accuracy"]["value"] == 0.6667  # (2/3 + 2/3) / 2
+    assert quality.auc_score.value == 0.6667
+    assert quality.rule == "alignment == 1"
+    assert quality.confusion == Confusion(tp=2, fp=1, tn=2, fn=1)
+    assert quality.balanced_accuracy.value == 0.6667  # (2/3 + 2/3) / 2
     # min P(supported) over a, b, c, d (e all null, f empty): positives {.8, .7, .6},
     # negatives {.4} -> 1
-    assert quality["auc_min_p_supported"]["items"] == 4
-    assert quality["auc_min_p_supported"]["value"] == 1.0
-    for key in ("auc_alignment", "auc_score", "balanced_accuracy"):
-        figure = quality[key]
-        assert figure["low"] <= figure["value"] <= figure["high"]
-        assert 0 < figure["resamples"] <= 2000
+    assert quality.auc_min_p_supported is not None
+    assert quality.auc_min_p_supported.items == 4
+    assert quality.auc_min_p_supported.value == 1.0
+    for figure in (quality.auc_alignment, quality.auc_score, quality.balanced_accuracy):
+        assert figure.low <= figure.value <= figure.high
+        assert 0 < figure.resamples <= 2000
+    # The JSON keeps today's keys and order; the figure over a subset names its size first.
+    assert list(quality.model_dump()) == [
+        "label",
+        "kind",
+        "items",
+        "excluded",
+        "level",
+        "resamples",
+        "seed",
+        "positives",
+        "negatives",
+        "auc_alignment",
+        "auc_score",
+        "rule",
+        "balanced_accuracy",
+        "confusion",
+        "auc_min_p_supported",
+    ]
+    assert list(quality.model_dump()["auc_min_p_supported"]) == [
+        "items",
+        "value",
+        "low",
+        "high",
+        "resamples",
+    ]
+    assert quality.model_dump()["confusion"] == {"tp": 2, "fp": 1, "tn": 2, "fn": 1}
 
 
 def test_the_figures_are_the_same_bytes_every_time(binary):
-    first = json.dumps(aggregate(binary))
-    assert first == json.dumps(aggregate(list(reversed(list(reversed(binary))))))
-    assert (
-        json.loads(first)["quality"]["auc_alignment"]
-        == aggregate(binary)["quality"]["auc_alignment"]
-    )
+    first = json.dumps(aggregate(binary).to_dict())
+    assert first == json.dumps(aggregate(list(reversed(list(reversed(binary))))).to_dict())
+    quality = aggregate(binary).quality
+    assert quality is not None
+    assert json.loads(first)["quality"]["auc_alignment"] == quality.auc_alignment.model_dump()
 
 
 @pytest.mark.parametrize(
@@ -134,10 +167,11 @@ def test_csv_strings_and_label_column():
         labelled("d", 0, 1, {"label": False}),
     ]
     quality = judge_quality(items)
-    assert quality["label"] == "label" and quality["items"] == 4
-    assert quality["confusion"] == {"tp": 2, "fp": 0, "tn": 2, "fn": 0}
-    assert quality["auc_alignment"]["value"] == 1.0
-    assert quality["auc_min_p_supported"] is None  # no verdict probabilities in the results
+    assert isinstance(quality, BinaryQuality)
+    assert quality.label == "label" and quality.items == 4
+    assert quality.confusion == Confusion(tp=2, fp=0, tn=2, fn=0)
+    assert quality.auc_alignment.value == 1.0
+    assert quality.auc_min_p_supported is None  # no verdict probabilities in the results
 
 
 def test_faithful_is_preferred_to_label_and_label_can_be_named():
@@ -145,8 +179,10 @@ def test_faithful_is_preferred_to_label_and_label_can_be_named():
         labelled("a", 1, 1, {"label": 0, "faithful": True}),
         labelled("b", 0.5, 1, {"label": 1, "faithful": False}),
     ]
-    assert judge_quality(items)["auc_alignment"]["value"] == 1.0
-    assert judge_quality(items, "label")["auc_alignment"]["value"] == 0.0
+    by_faithful, by_label = judge_quality(items), judge_quality(items, "label")
+    assert isinstance(by_faithful, BinaryQuality) and isinstance(by_label, BinaryQuality)
+    assert by_faithful.auc_alignment.value == 1.0
+    assert by_label.auc_alignment.value == 0.0
 
 
 def test_numeric_label_gives_spearman():
@@ -158,11 +194,13 @@ def test_numeric_label_gives_spearman():
     ]
     items.append(labelled("x", 1, 1, {"human_score": "n/a"}))
     quality = judge_quality(items)
-    assert quality["kind"] == "numeric" and quality["items"] == 5
-    assert quality["excluded"] == {"failed": 0, "missing": 0, "invalid": 1}
-    assert quality["spearman_alignment"]["value"] == 1.0
+    assert isinstance(quality, NumericQuality)
+    assert quality.kind == "numeric" and quality.items == 5
+    assert quality.excluded == Excluded(failed=0, missing=0, invalid=1)
+    assert quality.spearman_alignment.value == 1.0
     # score ranks 5, 3, 4, 2, 1 against 5, 4, 3, 2, 1: 1 - 6 * 2 / (5 * 24) = 0.9
-    assert quality["spearman_score"]["value"] == 0.9
+    assert quality.spearman_score.value == 0.9
+    assert list(quality.model_dump())[-2:] == ["spearman_score", "spearman_alignment"]
     table = format_table(aggregate(items))
     assert "Spearman rho, score" in table and "label 'human_score' (a number): 5 items" in table
 
@@ -171,19 +209,19 @@ def test_a_named_field_of_numbers_or_booleans_is_inferred():
     numbers = [
         labelled(str(n), a, 1, {"rating": r}) for n, (a, r) in enumerate([(1, 7), (0.5, 2), (0, 1)])
     ]
-    assert judge_quality(numbers, "rating")["kind"] == "numeric"
+    assert isinstance(judge_quality(numbers, "rating"), NumericQuality)
     flags = [
         labelled(str(n), a, 1, {"ok": r}) for n, (a, r) in enumerate([(1, "true"), (0.5, "false")])
     ]
-    assert judge_quality(flags, "ok")["kind"] == "binary"
+    assert isinstance(judge_quality(flags, "ok"), BinaryQuality)
     mixed = [
         labelled("a", 1, 1, {"note": "good"}),
         labelled("b", 1, 1, {"note": 2}),
         labelled("c", 0.5, 1, {"note": "1"}),
     ]
     quality = judge_quality(mixed, "note")
-    assert quality["kind"] == "numeric" and quality["items"] == 2
-    assert quality["excluded"] == {"failed": 0, "missing": 0, "invalid": 1}
+    assert isinstance(quality, NumericQuality) and quality.items == 2
+    assert quality.excluded == Excluded(failed=0, missing=0, invalid=1)
     words = [labelled("a", 1, 1, {"note": "good"}), labelled("b", 1, 1, {"note": None})]
     with pytest.raises(
         InputError, match="must hold true/false, 0/1 or numbers; item 'a' has 'good'"
@@ -195,7 +233,7 @@ def test_no_labels_means_no_quality(binary):
     plain = [ok("a", 1, 1), ok("b", 0.5, 1)]
     assert judge_quality(plain) is None
     agg = aggregate(plain)
-    assert agg["quality"] is None
+    assert agg.quality is None and agg.to_dict()["quality"] is None
     assert "judge quality" not in format_table(agg)
     assert "Judge quality" not in render_html(plain, agg, "t")
 
@@ -203,8 +241,9 @@ def test_no_labels_means_no_quality(binary):
 def test_one_class_only_gives_no_auc_but_still_counts():
     items = [labelled("a", 1, 1, {"faithful": True}), labelled("b", 0.5, 1, {"faithful": True})]
     quality = judge_quality(items)
-    assert quality["auc_alignment"] == {"value": None, "low": None, "high": None, "resamples": 0}
-    assert quality["confusion"] == {"tp": 1, "fp": 0, "tn": 0, "fn": 1}
+    assert isinstance(quality, BinaryQuality)
+    assert quality.auc_alignment == Figure(value=None, low=None, high=None, resamples=0)
+    assert quality.confusion == Confusion(tp=1, fp=0, tn=0, fn=1)
     assert "needs both classes" in format_table(aggregate(items))
 
 
@@ -236,7 +275,7 @@ def test_html_section_is_escaped(binary):
     agg = aggregate(binary, "<b>ok</b>")
     html = render_html(binary, agg, "t")
     assert "<h2>Judge quality</h2>" in html
-    assert "label &#x27;&lt;b&gt;ok&lt;/b&gt;&#x27;" in html and "<b>ok</b>" not in html
+    assert "label &#39;&lt;b&gt;ok&lt;/b&gt;&#39;" in html and "<b>ok</b>" not in html
     assert '<table class="confusion">' in html
     assert html.index("Judge quality") < html.index("<h2>Distribution</h2>")
 
@@ -357,5 +396,5 @@ def test_eval_closing_summary_from_slim_lines_equals_the_report(tmp_path, label)
     records.append(failed("broken", 201))
     path = write_jsonl(tmp_path / "dev.jsonl", records)
     full = aggregate(read_results(path))
-    assert full["quality"] is not None and full["failed"] == 1
+    assert full.quality is not None and full.failed == 1
     assert aggregate(read_results(path, slim=True)) == full

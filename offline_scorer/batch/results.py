@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from offline_scorer import jsontext
 
-RESULTS_FORMAT = 2
+RESULTS_FORMAT: Literal[2] = 2
 """The results line format written now; a line without "format" is format 1."""
 
 TIES = ("both", "none")
@@ -60,7 +60,9 @@ class ResultsLine(BaseModel):
     def _consistent(self) -> ResultsLine:
         clash = [axis for axis in self.axes if axis in TIES]
         if clash:
-            raise ValueError(f"an axis cannot be called {clash[0]!r}: that is a limiting_axis value")
+            raise ValueError(
+                f"an axis cannot be called {clash[0]!r}: that is a limiting_axis value"
+            )
         if self.status == "error":
             for key in ("score", "limiting_axis", "result"):
                 if getattr(self, key) is not None:

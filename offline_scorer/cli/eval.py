@@ -96,9 +96,11 @@ def eval_command(
             err=True,
         )
     agg = aggregate(read_results(out, slim=True))
-    click.echo(json.dumps(agg, ensure_ascii=False, indent=2) if as_json else format_table(agg))
+    click.echo(
+        json.dumps(agg.to_dict(), ensure_ascii=False, indent=2) if as_json else format_table(agg)
+    )
     click.echo(f"results: {out}", err=True)
-    if agg["failed"]:
+    if agg.failed:
         sys.exit(1)
 
 

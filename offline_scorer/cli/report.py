@@ -64,11 +64,11 @@ def report(
             render_html(items, agg, f"Evaluation report: {results.name}"), html_path, results
         )
     if as_json:
-        text = json.dumps(agg, indent=2, ensure_ascii=False)
+        text = json.dumps(agg.to_dict(), indent=2, ensure_ascii=False)
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate in an id cannot be printed as UTF-8
-            text = json.dumps(agg, indent=2)
+            text = json.dumps(agg.to_dict(), indent=2)
         click.echo(text)
     else:
         click.echo(format_table(agg), nl=False)

@@ -1,7 +1,8 @@
 """Reports on a results file: a generic score plus named axes, as a table and one HTML page.
 
-aggregate reads and checks the lines and computes the run's numbers; table prints them; charts
-draws the SVG; html fills template.html. quality and stats add judge-quality figures.
+aggregate reads and checks the lines and computes the run's numbers as a typed `Aggregate`
+(model); table prints it; charts computes the charts' geometry; html renders the page from the
+Jinja2 templates in templates/. quality and stats add judge-quality figures.
 
 The function `aggregate` is exported under its module's name, so the attribute
 `offline_scorer.report.aggregate` is the function; `from offline_scorer.report.aggregate
@@ -14,10 +15,12 @@ from offline_scorer.report.aggregate import LOWEST_COUNT, aggregate, lowest_indi
 from offline_scorer.report.axes import axes_of
 from offline_scorer.report.html import render_html, write_html, write_report
 from offline_scorer.report.lines import Item, check_line, kind_of, read_results
+from offline_scorer.report.model import Aggregate
 from offline_scorer.report.table import format_table
 
 __all__ = [
     "LOWEST_COUNT",
+    "Aggregate",
     "Item",
     "aggregate",
     "axes_of",

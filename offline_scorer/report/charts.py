@@ -1,15 +1,17 @@
-"""The page's two charts as inline SVG: a score histogram, and one axis against the other.
+"""The geometry of the page's two charts: a score histogram, and one axis against the other.
 
-Inline SVG with fixed-precision coordinates keeps the page self-contained and its bytes
-stable. Axis names come from the results lines, so they are escaped like any other user text.
+Only positions, counts and words are computed here; templates/histogram.svg and scatter.svg lay
+them out as inline SVG, escaped by the template engine like any other text (axis names and ids
+come from the results file). Coordinates are printed at a fixed precision (`coordinate`), so the
+page's bytes do not depend on float noise.
 """
 
 from __future__ import annotations
 
-import html
 import math
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from decimal import ROUND_FLOOR, Context, Decimal, localcontext
 from typing import Any
 
@@ -19,6 +21,7 @@ from offline_scorer.report.numbers import dec, num
 # Colorblind-safe (Okabe-Ito), one per axis in order; the ties get their own two.
 _AXIS_COLOURS = ("#d55e00", "#0072b2", "#009e73", "#e69f00", "#cc79a7", "#56b4e9")
 _TIE_COLOURS = {"both": "#8e44ad", "none": "#6b6b6b"}
+_SHOWN_NAMES = 15  # ids listed in a crowded point's hover text
 
 
 def axis_colours(axes: Sequence[str]) -> dict[str, str]:
@@ -42,16 +45,7 @@ def css_name(axis: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]", "_", axis)
 
 
-_CONTROL = {i: "\ufffd" for i in (*range(9), 11, 12, *range(14, 32), 127)}
-
-
-def esc(text: object) -> str:
-    """Escaped for element text and attributes; lone surrogates cannot be written as UTF-8."""
-    cleaned = str(text).translate(_CONTROL).encode("utf-8", "replace").decode("utf-8")
-    return html.escape(cleaned, quote=True)
-
-
-def _f(value: float) -> str:
+def coordinate(value: float) -> str:
     """SVG coordinates with a fixed precision, so output bytes do not depend on float noise."""
     text = f"{value:.1f}"
     return "0.0" if text == "-0.0" else text
@@ -75,8 +69,7 @@ def _scale_top(ok: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> Decimal:
 
 
 def _tick_label(value: Decimal) -> str:
-    text = format(value.normalize(), "f")
-    return text
+    return format(value.normalize(), "f")
 
 
 def _count_step(largest: int) -> int:
@@ -89,7 +82,43 @@ def _count_step(largest: int) -> int:
         magnitude *= 10
 
 
-def histogram_svg(ok: Sequence[Mapping[str, Any]]) -> str:
+@dataclass(frozen=True)
+class Tick:
+    """A gridline or axis mark at `at` (x or y, whichever the axis runs along) and its label."""
+
+    at: float
+    label: str
+
+
+@dataclass(frozen=True)
+class Bin:
+    """One histogram bin: its slot (`x`, `width`), its bar's top and height, and its range."""
+
+    x: float
+    width: float
+    top: float
+    height: float
+    count: int
+    title: str
+
+
+@dataclass(frozen=True)
+class Histogram:
+    """Scores in ten equal bins; `left`/`upper` place the plot area in the picture."""
+
+    width: int
+    height: int
+    left: int
+    upper: int
+    plot_w: int
+    plot_h: int
+    counts: tuple[Tick, ...]  # y ticks: item counts
+    bins: tuple[Bin, ...]
+    edges: tuple[Tick, ...]  # x ticks: the bins' edges
+
+
+def histogram(ok: Sequence[Mapping[str, Any]]) -> Histogram:
+    """Each bin includes its lower edge, the last also its upper; edges are exact decimals."""
     top = _scale_top(ok, ("score",))
     counts = [0] * 10
     for item in ok:
@@ -101,66 +130,86 @@ def histogram_svg(ok: Sequence[Mapping[str, Any]]) -> str:
     plot_w, plot_h = width - left - right, height - upper - bottom
     step = _count_step(max(max(counts), 1))
     y_top = max(step * math.ceil(max(max(counts), 1) / step), 1)
-    out = [
-        f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" '
-        f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
-        'aria-labelledby="hist-title">',
-        '<title id="hist-title">Histogram of scores, 10 bins</title>',
-    ]
-    for tick in range(0, y_top + 1, step):
-        y = upper + plot_h - plot_h * tick / y_top
-        out.append(
-            f'<line class="grid" x1="{left}" x2="{left + plot_w}" y1="{_f(y)}" y2="{_f(y)}"/>'
-        )
-        out.append(
-            f'<text class="tick" x="{left - 6}" y="{_f(y + 4)}" text-anchor="end">{tick}</text>'
-        )
     bin_w = plot_w / 10
+    bins = []
     for index, count in enumerate(counts):
         low, high = top * index / 10, top * (index + 1) / 10
         closing = "]" if index == 9 else ")"
-        x = left + bin_w * index
         bar_h = plot_h * count / y_top
         noun = "item" if count == 1 else "items"
-        out.append(
-            f"<g><title>score in [{_tick_label(low)}, {_tick_label(high)}{closing}: "
-            f"{count} {noun}</title>"
-        )
-        out.append(
-            f'<rect class="bar" x="{_f(x + 2)}" y="{_f(upper + plot_h - bar_h)}" '
-            f'width="{_f(bin_w - 4)}" height="{_f(bar_h)}"/>'
-        )
-        if count:
-            out.append(
-                f'<text class="count" x="{_f(x + bin_w / 2)}" '
-                f'y="{_f(upper + plot_h - bar_h - 5)}" text-anchor="middle">{count}'
-                "</text>"
+        bins.append(
+            Bin(
+                x=left + bin_w * index,
+                width=bin_w,
+                top=upper + plot_h - bar_h,
+                height=bar_h,
+                count=count,
+                title=f"score in [{_tick_label(low)}, {_tick_label(high)}{closing}: {count} {noun}",
             )
-        out.append("</g>")
-    for index in range(11):
-        x = left + bin_w * index
-        out.append(
-            f'<line class="axis" x1="{_f(x)}" x2="{_f(x)}" y1="{upper + plot_h}" '
-            f'y2="{upper + plot_h + 5}"/>'
         )
-        out.append(
-            f'<text class="tick" x="{_f(x)}" y="{upper + plot_h + 19}" '
-            f'text-anchor="middle">{_tick_label(top * index / 10)}</text>'
-        )
-    out += [
-        f'<line class="axis" x1="{left}" x2="{left + plot_w}" y1="{upper + plot_h}" '
-        f'y2="{upper + plot_h}"/>',
-        f'<line class="axis" x1="{left}" x2="{left}" y1="{upper}" y2="{upper + plot_h}"/>',
-        f'<text class="label" x="{_f(left + plot_w / 2)}" y="{height - 14}" '
-        'text-anchor="middle">score</text>',
-        f'<text class="label" transform="translate(16 {_f(upper + plot_h / 2)}) rotate(-90)" '
-        'text-anchor="middle">items</text>',
-        "</svg>",
-    ]
-    return "\n".join(out)
+    return Histogram(
+        width=width,
+        height=height,
+        left=left,
+        upper=upper,
+        plot_w=plot_w,
+        plot_h=plot_h,
+        counts=tuple(
+            Tick(upper + plot_h - plot_h * tick / y_top, str(tick))
+            for tick in range(0, y_top + 1, step)
+        ),
+        bins=tuple(bins),
+        edges=tuple(
+            Tick(left + bin_w * index, _tick_label(top * index / 10)) for index in range(11)
+        ),
+    )
 
 
-def scatter_svg(ok: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> str:
+@dataclass(frozen=True)
+class Point:
+    """The items at one spot with one limiting axis, drawn as one circle (numbered if many)."""
+
+    x: float
+    y: float
+    radius: float
+    colour: str
+    count: int
+    title: str
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LegendEntry:
+    x: int
+    y: int
+    colour: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Scatter:
+    """The first axis up, the second across, in a `size` square whose corner is left/upper.
+
+    Above the diagonal the up axis exceeds the across one, so the across axis limits the score
+    there: `upper_zone` names what limits it above, `lower_zone` below.
+    """
+
+    width: int
+    height: int
+    left: int
+    upper: int
+    size: int
+    up: str
+    across: str
+    title: str
+    upper_zone: str
+    lower_zone: str
+    ticks: tuple[tuple[Tick, Tick], ...]  # (across, up) at the same value
+    points: tuple[Point, ...]
+    legend: tuple[LegendEntry, ...]
+
+
+def scatter(ok: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> Scatter:
     """The first axis up, the second across: the diagonal splits which one limits the score."""
     y_axis, x_axis = axes
     choices = limits(axes)
@@ -168,7 +217,6 @@ def scatter_svg(ok: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> str:
     top = _scale_top(ok, axes)
     size = 360
     left, upper = 60, 20
-    width, height = left + size + 24, upper + size + 96
     top_f = float(top)
 
     def px(value: float | Decimal) -> float:
@@ -177,41 +225,10 @@ def scatter_svg(ok: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> str:
     def py(value: float | Decimal) -> float:
         return upper + size - size * float(value) / top_f
 
-    out = [
-        f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" '
-        f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
-        'aria-labelledby="scatter-title">',
-        f'<title id="scatter-title">{esc(y_axis[:1].upper() + y_axis[1:])} against '
-        f"{esc(x_axis)}, one point per item</title>",
-        # Above the diagonal the y axis exceeds the x axis, so the x axis limits the score.
-        f'<polygon class="zone-{css_name(x_axis)}" points="{left},{upper + size} {left},{upper} '
-        f'{left + size},{upper}"/>',
-        f'<polygon class="zone-{css_name(y_axis)}" points="{left},{upper + size} '
-        f'{left + size},{upper + size} {left + size},{upper}"/>',
-        f'<text class="zone" x="{left + 8}" y="{upper + 16}">{esc(labels[x_axis])}</text>',
-        f'<text class="zone" x="{left + size - 8}" y="{upper + size - 8}" '
-        f'text-anchor="end">{esc(labels[y_axis])}</text>',
-    ]
+    ticks = []
     for index in range(6):
         value = top * index / 5
-        x, y = px(value), py(value)
-        out += [
-            f'<line class="grid" x1="{_f(x)}" x2="{_f(x)}" y1="{upper}" y2="{upper + size}"/>',
-            f'<line class="grid" x1="{left}" x2="{left + size}" y1="{_f(y)}" y2="{_f(y)}"/>',
-            f'<text class="tick" x="{_f(x)}" y="{upper + size + 19}" '
-            f'text-anchor="middle">{_tick_label(value)}</text>',
-            f'<text class="tick" x="{left - 7}" y="{_f(y + 4)}" '
-            f'text-anchor="end">{_tick_label(value)}</text>',
-        ]
-    out += [
-        f'<line class="diagonal" x1="{left}" y1="{upper + size}" x2="{left + size}" '
-        f'y2="{upper}"><title>{esc(y_axis)} = {esc(x_axis)}</title></line>',
-        f'<rect class="frame" x="{left}" y="{upper}" width="{size}" height="{size}"/>',
-        f'<text class="label" x="{left + size // 2}" y="{upper + size + 40}" '
-        f'text-anchor="middle">{esc(x_axis)}</text>',
-        f'<text class="label" transform="translate(18 {upper + size // 2}) rotate(-90)" '
-        f'text-anchor="middle">{esc(y_axis)}</text>',
-    ]
+        ticks.append((Tick(px(value), _tick_label(value)), Tick(py(value), _tick_label(value))))
     groups: dict[tuple[Decimal, Decimal, str], list[Mapping[str, Any]]] = {}
     for item in ok:
         key = (dec(item[x_axis]), dec(item[y_axis]), item["limiting_axis"])
@@ -220,43 +237,49 @@ def scatter_svg(ok: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> str:
     ordered = sorted(
         groups.items(), key=lambda kv: (-len(kv[1]), kv[0][0], kv[0][1], choices.index(kv[0][2]))
     )
+    points = []
     for (across, up, axis), members in ordered:
         n = len(members)
-        radius = min(5 + 3 * math.sqrt(n - 1), 16)
-        names = [f"{m['id']} (score {num(m['score'])})" for m in members[:15]]
-        if n > 15:
-            names.append(f"… and {n - 15} more")
+        names = [f"{m['id']} (score {num(m['score'])})" for m in members[:_SHOWN_NAMES]]
+        if n > _SHOWN_NAMES:
+            names.append(f"… and {n - _SHOWN_NAMES} more")
         head = (f"{n} items" if n > 1 else "1 item") + (
             f" at {x_axis} {num(float(across))}, {y_axis} {num(float(up))}, {labels[axis]}"
         )
-        x, y = px(float(across)), py(float(up))
-        out.append(
-            f'<g class="point"><title>{esc(head)}&#10;{"&#10;".join(map(esc, names))}</title>'
-        )
-        out.append(f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(radius)}" fill="{colours[axis]}"/>')
-        if n > 1:
-            out.append(
-                f'<text class="n" x="{_f(x)}" y="{_f(y + 3.5)}" text-anchor="middle">{n}</text>'
+        points.append(
+            Point(
+                x=px(float(across)),
+                y=py(float(up)),
+                radius=min(5 + 3 * math.sqrt(n - 1), 16),
+                colour=colours[axis],
+                count=n,
+                title=head,
+                names=tuple(names),
             )
-        out.append("</g>")
+        )
     counts = {axis: sum(1 for item in ok if item["limiting_axis"] == axis) for axis in choices}
     legend_y = upper + size + 62
-    for index, axis in enumerate(choices):
-        column, row = index % 2, index // 2
-        x = left + column * 190
-        y = legend_y + row * 20
-        out.append(f'<circle cx="{x + 6}" cy="{y - 4}" r="5" fill="{colours[axis]}"/>')
-        out.append(
-            f'<text class="legend" x="{x + 16}" y="{y}">{esc(labels[axis])} ({counts[axis]})</text>'
+    legend = tuple(
+        LegendEntry(
+            x=left + (index % 2) * 190,
+            y=legend_y + (index // 2) * 20,
+            colour=colours[axis],
+            text=f"{labels[axis]} ({counts[axis]})",
         )
-    out.append("</svg>")
-    return "\n".join(out)
-
-
-def zone_rules(axes: Sequence[str]) -> str:
-    """The page's CSS for the scatter's shaded zones, one per axis in that axis's colour."""
-    colours = axis_colours(axes)
-    return "\n".join(
-        f"svg .zone-{css_name(axis)} {{ fill: {colours[axis]}; fill-opacity: 0.05; }}"
-        for axis in reversed(axes)
+        for index, axis in enumerate(choices)
+    )
+    return Scatter(
+        width=left + size + 24,
+        height=upper + size + 96,
+        left=left,
+        upper=upper,
+        size=size,
+        up=y_axis,
+        across=x_axis,
+        title=f"{y_axis[:1].upper() + y_axis[1:]} against {x_axis}, one point per item",
+        upper_zone=labels[x_axis],
+        lower_zone=labels[y_axis],
+        ticks=tuple(ticks),
+        points=tuple(points),
+        legend=legend,
     )

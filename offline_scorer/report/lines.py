@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +72,7 @@ def _one_kind(path: Path, items: Sequence[Item]) -> None:
         )
 
 
-def kind_of(items: Sequence[Item]) -> ScorerSpec:
+def kind_of(items: Sequence[Mapping[str, Any]]) -> ScorerSpec:
     """The scorer kind of a run's lines (the default one for an empty file)."""
     return get_spec(items[0]["scorer"] if items else LEGACY_KIND)
 
@@ -100,7 +100,7 @@ WEAKEST = sys.intern("_weakest")
 """A slim line's weakest verdict probability (its result is dropped)."""
 
 
-def weakest_probability(item: Item) -> float | None:
+def weakest_probability(item: Mapping[str, Any]) -> float | None:
     """The item's weakest verdict probability, from a full or a slim line."""
     if WEAKEST in item:
         found: float | None = item[WEAKEST]

@@ -1,9 +1,10 @@
 """Judge-quality figures of a results file whose rows carried a human label in their metadata.
 
 `report` shows them beside the aggregate. A binary label (faithful or not) gives ROC AUCs and
-the balanced accuracy and confusion matrix of the rule the scorer applies (an item is judged
-faithful iff its alignment is 1, every claim supported); a numeric label (a human score) gives
-Spearman correlations. Every figure comes with a percentile bootstrap interval over items.
+the balanced accuracy and confusion matrix of the rule the scorer kind applies (an item is
+judged positive iff its judged axis is 1: summarization's alignment, every claim supported); a
+numeric label (a human score) gives Spearman correlations. Every figure comes with a percentile
+bootstrap interval over items.
 The statistics themselves are in `offline_scorer.report.stats`.
 """
 
@@ -15,6 +16,16 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from offline_scorer.errors import InputError
+from offline_scorer.report.lines import weakest_probability
+from offline_scorer.report.model import (
+    BinaryQuality,
+    Confusion,
+    CountedFigure,
+    Excluded,
+    Figure,
+    NumericQuality,
+    Quality,
+)
 from offline_scorer.report.stats import (
     balanced_accuracy,
     bootstrap_ci,
@@ -22,10 +33,8 @@ from offline_scorer.report.stats import (
     roc_auc,
     spearman,
 )
+from offline_scorer.scorers.spec import ScorerSpec
 
-# Looked for in this order when no label field is named; the first found in any item is used.
-LABEL_FIELDS = {"faithful": "binary", "label": "binary", "human_score": "numeric"}
-RULE = "alignment == 1"
 RESAMPLES = 2000
 SEED = 0
 LEVEL = 0.95
@@ -70,12 +79,12 @@ def _metadata(item: Mapping[str, Any]) -> Mapping[str, Any]:
     return meta if isinstance(meta, Mapping) else {}
 
 
-def _label_kind(items: Sequence[Mapping[str, Any]], name: str) -> str:
-    """faithful and label are binary, human_score numeric. Another field is numeric when some
-    value is a number other than 0 and 1, else binary when some value reads as true/false;
-    values that fit neither are left out and counted. A field that holds neither is refused."""
-    if name in LABEL_FIELDS:
-        return LABEL_FIELDS[name]
+def _label_kind(spec: ScorerSpec, items: Sequence[Mapping[str, Any]], name: str) -> str:
+    """The kind's label fields say what they hold. Another field is numeric when some value is
+    a number other than 0 and 1, else binary when some value reads as true/false; values that
+    fit neither are left out and counted. A field that holds neither is refused."""
+    if name in spec.label_fields:
+        return spec.label_fields[name]
     values = [
         (item["id"], _metadata(item)[name])
         for item in items
@@ -93,47 +102,36 @@ def _round4(value: float) -> float:
     return float(Decimal(repr(value)).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP))
 
 
-def _figure(
-    statistic: Callable[..., float | None], columns: Sequence[Sequence[Any]]
-) -> dict[str, Any]:
-    """{"value", "low", "high", "resamples"}: the statistic on all items, its bootstrap
-    interval, and how many resamples the interval rests on (all values rounded to 4 places)."""
+def _figure(statistic: Callable[..., float | None], columns: Sequence[Sequence[Any]]) -> Figure:
+    """The statistic on all items and its bootstrap interval, rounded to 4 places."""
     value = statistic(*columns) if columns[0] else None
     interval = (
         bootstrap_ci(statistic, columns, resamples=RESAMPLES, seed=SEED, level=LEVEL)
         if value is not None
         else None
     )
-    return {
-        "value": None if value is None else _round4(value),
-        "low": None if interval is None else _round4(interval.low),
-        "high": None if interval is None else _round4(interval.high),
-        "resamples": 0 if interval is None else interval.used,
-    }
-
-
-def _min_p_supported(item: Mapping[str, Any]) -> float | None:
-    """The lowest P(supported = true) over the item's claims; None when it has none."""
-    result = item.get("result")
-    probabilities = result.get("verdictProbabilities") if isinstance(result, dict) else None
-    if not isinstance(probabilities, dict):
-        return None
-    values = [p for p in probabilities.get("alignment") or [] if p is not None]
-    return min(values) if values else None
+    return Figure(
+        value=None if value is None else _round4(value),
+        low=None if interval is None else _round4(interval.low),
+        high=None if interval is None else _round4(interval.high),
+        resamples=0 if interval is None else interval.used,
+    )
 
 
 def judge_quality(
-    items: Sequence[Mapping[str, Any]], label: str | None = None
-) -> dict[str, Any] | None:
+    spec: ScorerSpec, items: Sequence[Mapping[str, Any]], label: str | None = None
+) -> Quality | None:
     """Judge-quality figures against the label in the items' metadata, or None without one.
 
-    `label` names the metadata field; by default the first of faithful, label, human_score
-    that any item has. Failed items and items without a usable label are left out and counted.
-    A named field that no item has is an InputError.
+    `label` names the metadata field; by default the first of the kind's label fields that any
+    item has. The kind's judged axis is what predicts a binary label (== 1 means positive).
+    Failed items and items without a usable label are left out and counted. A named field that
+    no item has is an InputError.
     """
     if label is None:
         label = next(
-            (name for name in LABEL_FIELDS if any(name in _metadata(item) for item in items)), None
+            (name for name in spec.label_fields if any(name in _metadata(i) for i in items)),
+            None,
         )
         if label is None:
             return None
@@ -142,7 +140,7 @@ def judge_quality(
             f"label field {label!r} is in the metadata of no item; the data rows "
             'need that field (e.g. "faithful": true)'
         )
-    kind = _label_kind(items, label)
+    kind = _label_kind(spec, items, label)
     read = binary_label if kind == "binary" else numeric_label
     used: list[tuple[Mapping[str, Any], Any]] = []
     excluded = {"failed": 0, "missing": 0, "invalid": 0}
@@ -156,39 +154,40 @@ def judge_quality(
             excluded["invalid"] += 1
         else:
             used.append((item, read(meta[label])))
-    out: dict[str, Any] = {
+    common: dict[str, Any] = {
         "label": label,
-        "kind": kind,
         "items": len(used),
-        "excluded": excluded,
+        "excluded": Excluded(**excluded),
         "level": LEVEL,
         "resamples": RESAMPLES,
         "seed": SEED,
     }
-    alignment = [item["alignment"] for item, _ in used]
+    axis = spec.judged_axis
+    judged = [item["axes"][axis] for item, _ in used]
     score = [item["score"] for item, _ in used]
     truth = [value for _, value in used]
     if kind == "numeric":
-        out["spearman_score"] = _figure(spearman, [score, truth])
-        out["spearman_alignment"] = _figure(spearman, [alignment, truth])
-        return out
-    predicted = [value >= 1 for value in alignment]
-    with_p = [(p, value) for (item, value) in used if (p := _min_p_supported(item)) is not None]
-    out.update(
-        {
-            "positives": sum(1 for value in truth if value),
-            "negatives": sum(1 for value in truth if not value),
-            "auc_alignment": _figure(roc_auc, [alignment, truth]),
-            "auc_score": _figure(roc_auc, [score, truth]),
-            "rule": RULE,
-            "balanced_accuracy": _figure(balanced_accuracy, [predicted, truth]),
-            "confusion": confusion(predicted, truth),
-            "auc_min_p_supported": None
-            if not with_p
-            else {
-                "items": len(with_p),
-                **_figure(roc_auc, [[p for p, _ in with_p], [value for _, value in with_p]]),
-            },
-        }
+        return NumericQuality(
+            **common,
+            axis=axis,
+            spearman_score=_figure(spearman, [score, truth]),
+            spearman_axis=_figure(spearman, [judged, truth]),
+        )
+    predicted = [value >= 1 for value in judged]
+    with_p = [(p, value) for (item, value) in used if (p := weakest_probability(item)) is not None]
+    by_p = None
+    if with_p:
+        figure = _figure(roc_auc, [[p for p, _ in with_p], [value for _, value in with_p]])
+        by_p = CountedFigure(items=len(with_p), **figure.model_dump())
+    return BinaryQuality(
+        **common,
+        axis=axis,
+        positives=sum(1 for value in truth if value),
+        negatives=sum(1 for value in truth if not value),
+        auc_axis=_figure(roc_auc, [judged, truth]),
+        auc_score=_figure(roc_auc, [score, truth]),
+        rule=spec.rule,
+        balanced_accuracy=_figure(balanced_accuracy, [predicted, truth]),
+        confusion=Confusion(**confusion(predicted, truth)),
+        auc_weakest_p=by_p,
     )
-    return out

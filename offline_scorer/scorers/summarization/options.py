@@ -75,8 +75,6 @@ class ScorerOptions:
                 known = ", ".join(sorted(_ALIASES))
                 raise ConfigError(f"unknown scorer option {name!r}; known options: {known}")
             if canonical in values:
-                raise ConfigError(
-                    f"option {canonical!r} given twice (as snake_case and camelCase)"
-                )
+                raise ConfigError(f"option {canonical!r} given twice (as snake_case and camelCase)")
             values[canonical] = value
         return cls(**values)
