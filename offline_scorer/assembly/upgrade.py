@@ -222,7 +222,10 @@ def _score(items: Iterable[Item], scorer: Scorer, old: Path) -> tuple[int, int]:
             scorer.run(run)
         except CassetteMissError as miss:
             where = f"item {item.id!r}" + (f" (line {item.line})" if item.line else "")
-            raise CassetteMissError(f"cannot upgrade {old}: {where} has {miss}") from None
+            raise CassetteMissError(
+                f"cannot upgrade {old}: {where} has {miss}; give the data, scorer options, "
+                "model and backend it was recorded with"
+            ) from None
         except OfflineScorerError:
             failed += 1
     return failed, skipped

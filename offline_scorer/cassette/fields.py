@@ -26,6 +26,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from offline_scorer.cassette.schema import canonical_schema
 from offline_scorer.judging.protocol import (
     JudgeIdentity,
     JudgeRequest,
@@ -39,7 +40,6 @@ __all__ = [
     "Blobs",
     "IdentityField",
     "KeyField",
-    "canonical_schema",
     "first_difference",
     "require",
     "sampling_settings",
@@ -299,23 +299,6 @@ class _Grammar(_BlobText):
 
     def read(self, request: JudgeRequest, identity: JudgeIdentity) -> Any:
         return None
-
-
-_SCHEMA_JSON = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), check_circular=False, allow_nan=False
-).encode
-"""One encoder for every request: `json.dumps` with these options builds a new one per call."""
-
-
-def canonical_schema(schema: Mapping[str, Any] | None) -> str | None:
-    """A request's output schema as the key holds it: compact JSON, UTF-8 text kept as is.
-
-    Key order is kept, not sorted: the order of `properties` is the order a decoder writes an
-    answer's fields in, so two schemas that differ only there must not share recorded answers
-    (and `verify --live` rebuilds the schema from this text with its order intact). Other
-    reorderings only cost a spurious miss, never a wrong answer.
-    """
-    return None if schema is None else _SCHEMA_JSON(schema)
 
 
 class _Schema(_BlobText):
