@@ -55,8 +55,8 @@ def synthesise(path: Path, exchanges: int) -> None:
 
     systems = [prose(1500) for _ in range(3)]
     sources = [prose(4000) for _ in range(200)]
-    grammars = [prose(800) for _ in range(3)]
-    blobs = systems + sources + grammars
+    schemas = [prose(800) for _ in range(3)]
+    blobs = systems + sources + schemas
     with path.open("wb") as out:
         out.write(encode_header("bench"))
         for text in blobs:
@@ -72,7 +72,7 @@ def synthesise(path: Path, exchanges: int) -> None:
                         {"role": "user", "text": prose(120)},
                     ],
                     "sampling": {"temperature": 0.0, "seed": None, "max_tokens": 1024},
-                    "grammar": blob_key(grammars[i % 3]).hex(),
+                    "schema": blob_key(schemas[i % 3]).hex(),
                 },
                 "response": {"text": prose(300), "finish_reason": "stop", "tokens": 87},
                 "meta": {

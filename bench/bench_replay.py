@@ -9,7 +9,8 @@ pinned to one CPU where the OS allows it. Two workloads:
 - cycled: the 12 fixture pairs over and over from `fixtures/cassettes/fixtures.oscas`, as a
   long-lived process re-scoring a small suite does (per-schema caches are warm);
 - distinct: a synthetic cassette of N different documents, each replayed once in a fresh process,
-  as replaying a recorded benchmark does (every coverage grammar is new). The cassette is
+  as replaying a recorded benchmark does (every preprocess and coverage schema is new, so no
+  per-schema cache helps; replay compiles no grammar, keys hold the schema). The cassette is
   recorded first with a scripted judge under the default model's pinned identity, reusing the
   fixtures' real answers with per-document questions.
 """
@@ -42,8 +43,8 @@ def _pin_one_cpu() -> str:
 
 
 def _scorer(cassette: Path, mode: str = "replay", live: Any = None) -> Any:
-    from offline_scorer.cassette.judge import CassetteJudge, RecordMode
     from offline_scorer.assembly.open import pinned_identity
+    from offline_scorer.cassette.judge import CassetteJudge, RecordMode
     from offline_scorer.models.registry import load_registry
     from offline_scorer.scorers.summarization.options import ScorerOptions
     from offline_scorer.scorers.summarization.scorer import SummarizationScorer

@@ -94,12 +94,12 @@ def throughput(data: Path, rows: int, scratch: Path, extra: tuple[str, ...]) -> 
 
 def overhead(data: Path, rows: int) -> dict[str, Any]:
     """Seconds per item through one Ray actor minus serial, both after start-up."""
+    from offline_scorer.assembly.open import JudgeSettings, open_judge
     from offline_scorer.batch.cluster import RayExecutor
     from offline_scorer.batch.datasets import iter_dataset
     from offline_scorer.batch.executors import SerialExecutor
     from offline_scorer.batch.run import item_context
     from offline_scorer.cassette.judge import RecordMode
-    from offline_scorer.assembly.open import JudgeSettings, open_judge
     from offline_scorer.scorers import build_scorer
     from offline_scorer.scorers.summarization.options import ScorerOptions
 

@@ -15,13 +15,18 @@ from typing import BinaryIO
 from offline_scorer.errors import InputError
 
 
+def temp_name(target: Path) -> Path:
+    """A hidden sibling name of `target` that no other process or call picks."""
+    return target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+
+
 def temp_sibling(target: Path, chunks: Iterable[bytes]) -> Path:
     """Write `chunks` to a fresh, fsynced sibling of `target`; the caller renames or links it.
 
     Created exclusively with the usual umask permissions, as a file the user edits by hand (a
     registry) or shares (a report) should.
     """
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    tmp = temp_name(target)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
     try:
         with os.fdopen(fd, "wb") as out:

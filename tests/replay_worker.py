@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import sys
 
-from offline_scorer.cassette.judge import CassetteJudge, RecordMode
 from offline_scorer.assembly.open import pinned_identity
+from offline_scorer.cassette.judge import CassetteJudge, RecordMode
 from offline_scorer.models.registry import load_registry
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer

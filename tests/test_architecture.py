@@ -9,8 +9,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 PACKAGE = Path(__file__).resolve().parents[1] / "offline_scorer"
 MAX_LINES = 400
 
@@ -22,7 +20,6 @@ def _modules() -> dict[str, Path]:
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         found[name] = path
     return found
-
 
 
 def test_no_module_over_400_lines():
@@ -50,7 +47,6 @@ def test_nothing_is_forwarded_across_the_judge_seam():
             ):
                 offenders.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
     assert offenders == []
-
 
 
 def test_layers_hold():

@@ -10,10 +10,8 @@ import tomllib
 import pytest
 
 from offline_scorer import ConfigError, InputError
-from offline_scorer.batch.datasets import load_dataset
-from offline_scorer.cassette.judge import CassetteJudge, RecordMode
 from offline_scorer.assembly.open import pinned_identity
-from offline_scorer.models.registry import load_registry
+from offline_scorer.batch.datasets import load_dataset
 from offline_scorer.calibration import (
     Labelled,
     calibrate,
@@ -21,6 +19,8 @@ from offline_scorer.calibration import (
     label_of,
     write_threshold,
 )
+from offline_scorer.cassette.judge import CassetteJudge, RecordMode
+from offline_scorer.models.registry import load_registry
 from offline_scorer.scorers import get_spec
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer

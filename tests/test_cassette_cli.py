@@ -21,6 +21,7 @@ def test_show_counts_by_model_and_step():
     out = proc.stdout.decode()
     assert proc.returncode == 0, proc.stderr.decode()
     assert "format:    version 1" in out
+    assert "keys:      format 3, backend llguidance-gbnf/" in out
     for step in ("preprocess", "analyze", "reason"):
         assert f"smollm2-135m (b179c9523d0e)  {step:<10} 12" in out
 
@@ -39,15 +40,22 @@ def test_dump_is_json_lines_with_texts_expanded():
         "verdict_threshold",
         "sampling",
         "messages",
-        "grammar",
+        "schema",
         "response",
         "verdict_probabilities",
         "meta",
     ]
     assert first["step"] == "preprocess"
     assert "Quillmarsh" in first["messages"][1]["content"]
-    assert first["grammar"].startswith("root ::= ")
-    json.loads(first["response"])
+    schema = first["schema"]  # the request's output schema itself, as JSON
+    assert list(schema["properties"]) == ["alignment", "questions"]  # in answer order
+    assert json.loads(first["response"]).keys() == schema["properties"].keys()
+
+
+def test_dump_of_a_format_2_cassette_shows_its_grammar():
+    proc = run_cli("cassette", "dump", str(ROOT / "tests/data/v2-fixtures.oscas"))
+    first = json.loads(proc.stdout.decode().splitlines()[0])
+    assert "schema" not in first and first["grammar"].startswith("root ::= ")
 
 
 def test_verify_ok_and_damaged(tmp_path):
@@ -79,7 +87,7 @@ def test_verify_detects_a_record_whose_key_does_not_match(tmp_path):
         request["model_sha256"] = "f" * 64
         for message in request["messages"]:
             dst.append_blob(src.blob_text(message["content"]))
-        dst.append_blob(src.blob_text(request["grammar"]))
+        dst.append_blob(src.blob_text(request["schema"]))
         dst.append_exchange(key, {**payload, "request": request})
     proc = run_cli("cassette", "verify", str(copy))
     assert proc.returncode == 6 and "do not match their keys" in proc.stderr.decode()

@@ -7,9 +7,11 @@ because every committed cassette would stop replaying.
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 
+from offline_scorer.backends.llama_cpp.gbnf import request_grammar
 from offline_scorer.cassette import judge, modes
 from offline_scorer.cassette.fields import DUMPED, FIELDS, IdentityField
 from offline_scorer.cassette.key import KeyParts, key_parts
@@ -40,15 +42,65 @@ REQUEST = JudgeRequest(
 )
 
 
+def _legacy(parts: KeyParts, key_format: int) -> KeyParts:
+    """The parts as key format 1 or 2 had them: the grammar text in place of the schema."""
+    grammar = request_grammar(REQUEST.output_schema)
+    return dataclasses.replace(parts, key_format=key_format, grammar=grammar, schema=None)
+
+
 def test_key_digests_are_pinned():
     parts = key_parts(REQUEST, IDENTITY)
+    assert parts.key_format == 3 and parts.grammar is None
+    assert parts.schema == (
+        '{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"],'
+        '"additionalProperties":false}'
+    )
     assert parts.digest().hex() == (
+        "062a46137881fd27419598a437ac7f759ad50cc712c112cfb42495025b446808"
+    )
+    # format 2 keys hold the grammar text and format 1 keys leave the verdict threshold out too:
+    # both digests are those earlier versions wrote, so old cassettes still verify
+    assert _legacy(parts, 2).digest().hex() == (
         "6f18b7dc367adec02c9500c52e18498b563d92cfc037ce81377e515a069e16d2"
     )
-    # format 1 keys leave the verdict threshold out, so old cassettes still verify
-    assert dataclasses.replace(parts, key_format=1).digest().hex() == (
+    assert _legacy(parts, 1).digest().hex() == (
         "e8d3e18b31e507a479416b84c3ca225c790132818a127f7de742192ee22f9fb8"
     )
+
+
+def test_the_schema_keeps_its_key_order_and_its_text():
+    """Property order is answer order, so it is part of the key; text stays UTF-8."""
+    swapped = {
+        "type": "object",
+        "properties": {"b": {"const": "é"}, "a": {"type": "boolean"}},
+        "required": ["b", "a"],
+        "additionalProperties": False,
+    }
+    reordered = {**swapped, "properties": dict(reversed(swapped["properties"].items()))}
+    first = key_parts(dataclasses.replace(REQUEST, output_schema=swapped), IDENTITY)
+    second = key_parts(dataclasses.replace(REQUEST, output_schema=reordered), IDENTITY)
+    assert first.digest() != second.digest()
+    assert first.schema is not None and '"b":{"const":"é"},"a"' in first.schema
+    assert json.loads(first.schema) == swapped
+    assert list(json.loads(first.schema)["properties"]) == ["b", "a"]
+    unconstrained = dataclasses.replace(REQUEST, output_schema=None)
+    assert key_parts(unconstrained, IDENTITY).schema is None
+
+
+def test_a_record_holds_the_fields_of_its_own_format(tmp_path):
+    parts = key_parts(REQUEST, IDENTITY)
+    with CassetteFile(tmp_path / "c.oscas", create=True, writer="tests") as cas:
+        for old in (_legacy(parts, 2), _legacy(parts, 1)):
+            payload = to_payload(cas, REQUEST.step, old, Completion("{}"), {})
+            assert "schema" not in payload["request"] and "grammar" in payload["request"]
+            assert ("verdict_threshold" in payload["request"]) == (old.key_format == 2)
+            cas.append_exchange(old.digest(), payload)
+        back = [from_payload(cas, key, stored) for key, stored in cas.iter_exchanges()]
+    assert [ex.parts for ex in back] == [
+        _legacy(parts, 2),
+        dataclasses.replace(_legacy(parts, 1), verdict_threshold=None),
+    ]
+    assert all(ex.parts.digest() == ex.key for ex in back)
 
 
 def test_key_parts_are_the_table_in_order():
@@ -59,8 +111,9 @@ def test_a_record_stores_exactly_the_key_fields_and_reads_them_back(tmp_path):
     parts = key_parts(REQUEST, IDENTITY)
     with CassetteFile(tmp_path / "c.oscas", create=True, writer="tests") as cas:
         payload = to_payload(cas, REQUEST.step, parts, Completion('{"ok":true}'), {})
-        assert set(payload["request"]) == {f.name for f in FIELDS}
+        assert set(payload["request"]) == {f.name for f in FIELDS} - {"grammar"}
         assert payload["request"]["messages"][0]["content"] == codec.blob_key("Be strict.").hex()
+        assert payload["request"]["schema"] == codec.blob_key(parts.schema).hex()
         cas.append_exchange(parts.digest(), payload)
         (key, stored), *_ = cas.iter_exchanges()
         exchange = from_payload(cas, key, stored)
@@ -75,7 +128,8 @@ _CHANGES = {
     "verdict_threshold": lambda value: 0.7,
     "messages": lambda value: (value[0], ("user", "Is the sky blue?")),
     "sampling": lambda value: tuple((k, 99 if k == "max_tokens" else v) for k, v in value),
-    "grammar": lambda value: value + 'extra ::= "x"\n',
+    "grammar": lambda value: (value or "") + 'extra ::= "x"\n',
+    "schema": lambda value: value.replace("boolean", "string"),
 }
 
 
@@ -86,6 +140,8 @@ def _changed(parts: KeyParts, name: str) -> KeyParts:
 @pytest.mark.parametrize("field", FIELDS, ids=lambda f: f.name)
 def test_a_miss_explains_a_change_in_every_key_field(field):
     parts = key_parts(REQUEST, IDENTITY)
+    if not field.in_format(parts.key_format):
+        parts = _legacy(parts, field.until or parts.key_format)
     changed = _changed(parts, field.name)
     assert changed.digest() != parts.digest()
     (line,) = differences(parts, changed)
@@ -98,7 +154,7 @@ def test_miss_wording_per_kind_of_field():
     def diff(name):
         return differences(parts, _changed(parts, name))[0]
 
-    assert diff("key_format") == "key format: recorded 2 vs now 1"
+    assert diff("key_format") == "key format: recorded 3 vs now 1"
     assert diff("model_sha256") == (
         "model: recorded sha256 aaaaaaaaaaaaaaaa... vs now cccccccccccccccc..."
     )
@@ -108,6 +164,12 @@ def test_miss_wording_per_kind_of_field():
         "recorded 'Is the sky green?' vs now 'Is the sky blue?'"
     )
     assert diff("sampling") == "settings: max_tokens recorded 64 vs now 99"
+    assert diff("schema") == (
+        "output schema first differs at character 45: recorded "
+        + repr('...","properties":{"ok":{"type":"boolean"}},"required":["ok"],"...')
+        + " vs now "
+        + repr('...","properties":{"ok":{"type":"string"}},"required":["ok"],"a...')
+    )
 
 
 def test_identity_differences_count_only_fields_of_the_records_format():
@@ -134,6 +196,7 @@ def test_dump_columns_are_the_short_fields_then_the_texts():
         "sampling",
         "messages",
         "grammar",
+        "schema",
     ]
 
 
@@ -146,7 +209,8 @@ def test_a_malformed_request_field_is_named(tmp_path):
             (lambda r: r.pop("backend"), "request has no 'backend'"),
             (lambda r: r.update(verdict_threshold=1), "request.verdict_threshold has the wrong"),
             (lambda r: r.update(key_format=True), "request.key_format has the wrong type"),
-            (lambda r: r.update(grammar="ab" * 32), "references blob abababababababab"),
+            (lambda r: r.update(schema="ab" * 32), "references blob abababababababab"),
+            (lambda r: r.update(schema=7), "request.schema has the wrong type"),
             (lambda r: r["messages"][0].pop("role"), "message has no 'role'"),
         ]:
             broken = {**payload, "request": {**payload["request"]}}

@@ -108,14 +108,15 @@ def test_miss_names_a_changed_model(tmp_path):
     assert "model: recorded sha256 aaaaaaaaaaaaaaaa... vs now cccccccccccccccc..." in message
 
 
-def test_miss_names_changed_settings_and_grammar(tmp_path):
+def test_miss_names_changed_settings_and_schema(tmp_path):
     path = tmp_path / "c.oscas"
     two = SOURCE + " It arrived in Kellow at noon after a calm crossing."
     score(recorder(path, "record", scripted([T], 1, [T])), source=two)
     with pytest.raises(CassetteMissError) as info:
         score(recorder(path, "replay"), source=two, max_questions=1)
     message = str(info.value)
-    assert "grammar first differs" in message
+    assert "output schema first differs" in message
+    assert '"minItems":2,"maxItems":2' in message and '"minItems":1,"maxItems":1' in message
     assert "prompt: message 2 (user)" in message  # the prompt states the question limit too
 
 

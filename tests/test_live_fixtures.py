@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from offline_scorer.cassette.judge import CassetteJudge, RecordMode
 from offline_scorer.assembly.open import pinned_identity
+from offline_scorer.cassette.judge import CassetteJudge, RecordMode
 from offline_scorer.judging.protocol import Completion, JudgeRequest, as_completion
 from offline_scorer.models.registry import load_registry
 from offline_scorer.scorers.summarization.options import ScorerOptions

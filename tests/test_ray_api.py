@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from offline_scorer.assembly.open import JudgeSettings
 from offline_scorer.batch.datasets import count_rows
 from offline_scorer.batch.run import run_evals
 from offline_scorer.cassette.judge import RecordMode
 from offline_scorer.errors import ClusterError
-from offline_scorer.assembly.open import JudgeSettings
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from tests.conftest import FIXTURES
 

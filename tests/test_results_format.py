@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
 from offline_scorer.assembly.open import pinned_identity
+from offline_scorer.batch.executors import SerialExecutor
 from offline_scorer.batch.job import EvalJob, run_job
 from offline_scorer.batch.results import LineProblem, ResultsLine, parse_line
 from offline_scorer.batch.run import item_context
@@ -19,11 +21,18 @@ from offline_scorer.models.registry import load_registry
 from offline_scorer.report import aggregate, read_results
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
-from offline_scorer.batch.executors import SerialExecutor
 from tests.helpers import scripted
 from tests.test_cli import assert_clean_error, run_cli
 
 GOLDEN = "fixtures/golden/results.jsonl"
+
+
+def _golden() -> list[dict]:
+    return [json.loads(line) for line in Path(GOLDEN).read_text(encoding="utf-8").splitlines()]
+
+
+def _first() -> dict:
+    return _golden()[0]
 
 
 def _v1(record: dict) -> dict:
@@ -35,7 +44,7 @@ def _v1(record: dict) -> dict:
 
 
 def test_a_results_line_names_its_kind_and_nests_its_axes():
-    first = json.loads(open(GOLDEN, encoding="utf-8").readline())
+    first = _first()
     assert list(first)[:2] == ["format", "scorer"]
     assert first["format"] == 2 and first["scorer"] == "summarization"
     assert set(first["axes"]) == {"alignment", "coverage"}
@@ -55,13 +64,13 @@ def test_a_results_line_names_its_kind_and_nests_its_axes():
     ],
 )
 def test_a_bad_line_is_named(change, message):
-    record = {**json.loads(open(GOLDEN, encoding="utf-8").readline()), **change}
+    record = {**_first(), **change}
     with pytest.raises(LineProblem, match=message):
         parse_line(record, "summarization")
 
 
 def test_a_format_1_file_is_still_reported(tmp_path):
-    lines = [json.loads(line) for line in open(GOLDEN, encoding="utf-8")]
+    lines = _golden()
     old = tmp_path / "old.jsonl"
     old.write_text("".join(json.dumps(_v1(r)) + "\n" for r in lines), encoding="utf-8")
     assert read_results(old) == read_results(GOLDEN)
@@ -71,7 +80,7 @@ def test_a_format_1_file_is_still_reported(tmp_path):
 
 
 def test_resume_refuses_a_format_1_file_with_what_to_do(tmp_path):
-    lines = [json.loads(line) for line in open(GOLDEN, encoding="utf-8")]
+    lines = _golden()
     out = tmp_path / "old.jsonl"
     out.write_text("".join(json.dumps(_v1(r)) + "\n" for r in lines[:3]), encoding="utf-8")
     before = out.read_bytes()
@@ -129,10 +138,10 @@ def test_resume_after_a_threshold_change_scores_the_affected_lines_again(tmp_pat
 
 
 def test_resume_refuses_results_of_other_data(tmp_path):
-    golden = open(GOLDEN, "rb").read()
+    golden = Path(GOLDEN).read_bytes()
     out = tmp_path / "results.jsonl"
     out.write_bytes(golden)
-    rows = [json.loads(line) for line in open("fixtures/pairs.jsonl", encoding="utf-8")]
+    rows = [json.loads(line) for line in Path("fixtures/pairs.jsonl").read_text().splitlines()]
     rows[0]["id"] = "someone-else"
     data = tmp_path / "pairs.jsonl"
     data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
@@ -165,7 +174,7 @@ def test_a_results_line_model_refuses_an_axis_named_like_a_tie():
 
 
 def test_report_refuses_an_unknown_kind_in_one_line(tmp_path):
-    record = json.loads(open(GOLDEN, encoding="utf-8").readline())
+    record = _first()
     record["scorer"] = "no-such-kind"
     path = tmp_path / "r.jsonl"
     path.write_text(json.dumps(record) + "\n", encoding="utf-8")

@@ -26,6 +26,18 @@ def pinned_identity(spec: ModelSpec, backend: Backend | None = None) -> JudgeIde
     return None
 
 
+def load_live(backend: Backend, spec: ModelSpec, options: LoadOptions) -> Judge:
+    """The backend's live judge for `spec`; a missing runtime is one ModelError line."""
+    try:
+        return backend.load(spec, options)
+    except ImportError as error:
+        raise ModelError(
+            f"the {backend.name} backend needs the 'live' extra ({error.name} is missing): "
+            "run scripts/setup or `pip install 'offline-scorer[live]'` (see README), or "
+            "replay a cassette with --record-mode replay"
+        ) from None
+
+
 @dataclass(frozen=True)
 class JudgeSettings:
     """How to open the judge: which model and backend, runtime settings, cassette and mode."""
@@ -61,14 +73,7 @@ def open_judge(settings: JudgeSettings, sink: Sink | None = None) -> tuple[Judge
 
     def live() -> Judge:
         options = LoadOptions(settings.threads, settings.context_size, settings.gpu_layers)
-        try:
-            return backend.load(spec, options)
-        except ImportError as error:
-            raise ModelError(
-                f"the {backend.name} backend needs the 'live' extra ({error.name} is missing): "
-                "run scripts/setup or `pip install 'offline-scorer[live]'` (see README), or "
-                "replay a cassette with --record-mode replay"
-            ) from None
+        return load_live(backend, spec, options)
 
     mode = settings.mode
     if mode is RecordMode.OFF:

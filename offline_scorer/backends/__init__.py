@@ -27,9 +27,13 @@ class LoadOptions:
 
 class Backend(Protocol):
     name: str
-    # The decoding method as it enters cassette keys; known without loading anything, so a
-    # cassette replays on a machine without the runtime.
+    # The decoding method as it enters cassette keys, naming the compiler (and its version) that
+    # turns a request's schema into what the decoder runs: known without loading anything, so
+    # a cassette replays on a machine without the runtime.
     backend_id: str
+    # The ids this backend's former versions recorded under, newest first: how an old record
+    # is traced to the backend that made it (`cassette upgrade`, `cassette verify --live`).
+    former_ids: tuple[str, ...]
     verdict_probabilities: bool  # whether its completions carry P(true) per verdict
 
     def load(self, spec: ModelSpec, options: LoadOptions) -> Judge: ...
@@ -47,3 +51,18 @@ def get_backend(name: str) -> Backend:
         raise ConfigError(f"unknown backend {name!r}; installed backends: {known}")
     backend: Backend = found[0].load()
     return backend
+
+
+def backend_for_id(backend_id: str) -> Backend:
+    """The installed backend that records under `backend_id` now or did in a former version;
+    a one-line ConfigError naming the ids the installed backends know otherwise."""
+    known = []
+    for name in backend_names():
+        backend = get_backend(name)
+        if backend_id == backend.backend_id or backend_id in backend.former_ids:
+            return backend
+        known.append(f"{name} ({backend.backend_id})")
+    raise ConfigError(
+        f"no installed backend records under {backend_id!r}; installed: "
+        + (", ".join(known) or "none")
+    )

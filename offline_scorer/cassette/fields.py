@@ -9,19 +9,24 @@ each `KeyField` in `FIELDS` says for one input that determines the model's answe
 
 The key's canonical form is the values in table order, so the order is part of the format.
 Covered: the key format version, the model's sha256, the chat template's sha256, the decoding
-backend, the verdict threshold (since key format 2, with verdict probabilities), the messages,
-the normalized sampling settings and the grammar text. Not covered (stored as metadata at
-most): runtime versions, threads, timings, host. The step name is a label, not an input, so it
-is stored beside the key rather than in it.
+backend (which names its schema compiler), the verdict threshold (since key format 2, with
+verdict probabilities), the messages, the normalized sampling settings and the request's output
+schema as canonical JSON (since key format 3; formats 1 and 2 held the GBNF text one backend
+compiled it to, which tied storage to that backend). Not covered (stored as metadata at most):
+runtime versions, threads, timings, host. The step name is a label, not an input, so it is
+stored beside the key rather than in it.
+
+Nothing here knows a backend: a live judge turns the schema into whatever its decoder runs.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from offline_scorer.backends.llama_cpp.gbnf import request_grammar
+from offline_scorer.cassette.schema import canonical_schema
 from offline_scorer.judging.protocol import (
     JudgeIdentity,
     JudgeRequest,
@@ -40,8 +45,9 @@ __all__ = [
     "sampling_settings",
 ]
 
-KEY_FORMAT = 2
-"""The key format new records get; format 2 added the verdict threshold."""
+KEY_FORMAT = 3
+"""The key format new records get; format 2 added the verdict threshold, format 3 replaced the
+grammar text by the output schema."""
 CONTEXT = 30
 """Characters of context either side of the first difference a miss quotes."""
 
@@ -113,6 +119,7 @@ class KeyField:
         *,
         optional: bool = False,
         since: int = 1,
+        until: int | None = None,
     ) -> None:
         self.name = name
         """The `KeyParts` attribute, the record's "request" key and the dump's key."""
@@ -124,9 +131,15 @@ class KeyField:
         """A record may omit it or hold None, which reads back as None."""
         self.since = since
         """The first key format whose canonical form includes the field."""
+        self.until = until
+        """The last key format that includes it (None: still in the current one)."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
+
+    def in_format(self, key_format: int) -> bool:
+        """Whether keys (and records) of `key_format` hold this field."""
+        return self.since <= key_format and (self.until is None or key_format <= self.until)
 
     def read(self, request: JudgeRequest, identity: JudgeIdentity) -> Any:
         """The field's value for a live request."""
@@ -262,13 +275,10 @@ class _Sampling(KeyField):
         )
 
 
-class _Grammar(KeyField):
-    """The GBNF text the output schema compiles to (None: unconstrained), stored as a blob."""
+class _BlobText(KeyField):
+    """An optional long text (None: absent), stored once as a blob and compared by position."""
 
     bulky = True
-
-    def read(self, request: JudgeRequest, identity: JudgeIdentity) -> Any:
-        return request_grammar(request.output_schema)
 
     def store(self, value: Any, blobs: Blobs) -> Any:
         return None if value is None else blobs.append_blob(value).hex()
@@ -280,6 +290,27 @@ class _Grammar(KeyField):
         return _text_diff(self.label, recorded or "", now or "")
 
 
+class _Grammar(_BlobText):
+    """Formats 1 and 2: the GBNF text the llama.cpp backend compiled the schema to.
+
+    Read back so old records still verify and can be upgraded; a live request has none (its
+    grammar is the backend's business, built only where it decodes).
+    """
+
+    def read(self, request: JudgeRequest, identity: JudgeIdentity) -> Any:
+        return None
+
+
+class _Schema(_BlobText):
+    """Since format 3: the request's output schema as canonical JSON (None: unconstrained)."""
+
+    def read(self, request: JudgeRequest, identity: JudgeIdentity) -> Any:
+        return canonical_schema(request.output_schema)
+
+    def show(self, value: Any) -> Any:
+        return None if value is None else json.loads(value)
+
+
 FIELDS: tuple[KeyField, ...] = (
     _KeyFormat("key_format", "key format", int),
     _Digest("model_sha256", "model"),
@@ -288,7 +319,8 @@ FIELDS: tuple[KeyField, ...] = (
     IdentityField("verdict_threshold", "verdict threshold", float, optional=True, since=2),
     _Messages("messages", "prompt", list),
     _Sampling("sampling", "settings", Mapping),
-    _Grammar("grammar", "grammar", optional=True),
+    _Grammar("grammar", "grammar", optional=True, until=2),
+    _Schema("schema", "output schema", optional=True, since=3),
 )
 """Every key field, in the order of the key's canonical form (and of a miss's differences)."""
 

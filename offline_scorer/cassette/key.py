@@ -32,12 +32,14 @@ class KeyParts:
     verdict_threshold: float | None
     messages: tuple[tuple[str, str], ...]  # (role, content)
     sampling: tuple[tuple[str, Any], ...]  # sorted (name, value)
-    grammar: str | None
+    grammar: str | None  # key formats 1 and 2 only
+    schema: str | None  # key format 3 on: canonical JSON
 
     def canonical(self) -> bytes:
         """Deterministic bytes: a msgpack array of the fields in table order.
 
-        A field joins at the key format that introduced it, so format 1 keys (no threshold)
+        A field joins at the key format that introduced it and leaves after the last one that
+        had it, so format 1 keys (no threshold) and format 2 keys (grammar text, no schema)
         still verify, an old cassette reads as intact, and a miss can say which format it holds.
         """
         values = _fields_of_format(self.key_format)(self)
@@ -54,7 +56,7 @@ if tuple(f.name for f in dataclasses.fields(KeyParts)) != tuple(f.name for f in 
 @functools.cache
 def _fields_of_format(key_format: int) -> operator.attrgetter[tuple[Any, ...]]:
     """A key's values in table order, those its format has (precomputed: replay is hot)."""
-    return operator.attrgetter(*(f.name for f in FIELDS if f.since <= key_format))
+    return operator.attrgetter(*(f.name for f in FIELDS if f.in_format(key_format)))
 
 
 def key_parts(request: JudgeRequest, identity: JudgeIdentity) -> KeyParts:

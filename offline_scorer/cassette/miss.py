@@ -8,13 +8,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from offline_scorer.cassette.fields import FIELDS, IdentityField, first_difference
+from offline_scorer.cassette.fields import FIELDS, KEY_FORMAT, IdentityField, first_difference
 from offline_scorer.cassette.key import KeyParts
 from offline_scorer.cassette.records import Exchange, from_payload
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.judging.protocol import JudgeIdentity
 
-__all__ = ["describe_miss", "differences", "identity_differences"]
+__all__ = [
+    "closest_difference",
+    "describe_miss",
+    "differences",
+    "identity_differences",
+    "old_format",
+]
 
 
 def differences(recorded: KeyParts, requested: KeyParts) -> list[str]:
@@ -36,7 +42,7 @@ def identity_differences(recorded: KeyParts, identity: JudgeIdentity) -> list[st
         field.diff(old, new)
         for field in FIELDS
         if isinstance(field, IdentityField)
-        and field.since <= recorded.key_format
+        and field.in_format(recorded.key_format)
         and (old := getattr(recorded, field.name)) != (new := field.of(identity))
     ]
 
@@ -47,31 +53,53 @@ def _closeness(recorded: KeyParts, requested: KeyParts) -> tuple[int, int]:
     return (len(differences(recorded, requested)), -first_difference(prompt_old, prompt_new))
 
 
-def describe_miss(cassette: CassetteFile, step: str, requested: KeyParts) -> str:
-    """The one-line message for a replay miss of `step` with these key parts."""
+def old_format(path: Path, key_format: int) -> str | None:
+    """What to do with a cassette recorded under an older key format (None: current or newer).
+
+    One clause, shared by replay misses and `cassette upgrade`, so both give the same advice.
+    """
+    if key_format == 1:
+        return (
+            f"{path} was recorded with cassette key format 1 (offline-scorer 0.1), which has no "
+            "verdict probabilities and cannot be upgraded; re-record it with --record-mode record"
+        )
+    if key_format == 2:
+        return (
+            f"{path} was recorded with cassette key format 2, which keyed the llama.cpp grammar "
+            f"text where format {KEY_FORMAT} keys the output schema; convert it with "
+            f"`offline-scorer cassette upgrade {path} --data DATA.jsonl --out NEW.oscas` "
+            "(DATA: the dataset it was recorded from, with the same options)"
+        )
+    return None
+
+
+def closest_difference(cassette: CassetteFile, step: str, requested: KeyParts) -> tuple[str, bool]:
+    """(why, settled): why `cassette` cannot answer `requested`, from the closest recorded
+    `step` exchange (or that it holds none); `settled` when `why` already says what to do (an
+    old key format), else callers (replay, upgrade) add their own advice."""
     path = Path(cassette.path)
     same_step: list[Exchange] = []
     for key, payload in cassette.iter_exchanges():
         if payload.get("step") == step:
             same_step.append(from_payload(cassette, key, payload))
-    advice = "record it with --record-mode auto (or record)"
     if not same_step:
-        return (
-            f"replay miss for step {step!r}: {path} holds no {step!r} exchange "
-            f"({cassette.exchange_count} exchanges in all); {advice}"
-        )
+        count = cassette.exchange_count
+        return f"{path} holds no {step!r} exchange ({count} exchanges in all)", False
     closest = min(same_step, key=lambda ex: _closeness(ex.parts, requested))
     if closest.parts.key_format != requested.key_format:
-        return (
-            f"replay miss for step {step!r}: {path} was recorded with cassette key format "
-            f"{closest.parts.key_format}, and this version of offline-scorer replays format "
-            f"{requested.key_format} (verdict probabilities and thresholds were added); "
-            "re-record it with --record-mode record"
-        )
+        found = old_format(path, closest.parts.key_format)
+        if found is not None:
+            return found, True
     diffs = differences(closest.parts, requested)
     return (
-        f"replay miss for step {step!r}: {path} has no exchange with this key; the closest "
-        f"recorded {step!r} exchange ({closest.key.hex()[:12]}) differs in "
-        + "; ".join(diffs)
-        + f"; {advice}"
+        f"{path} has no exchange with this key; the closest recorded {step!r} exchange "
+        f"({closest.key.hex()[:12]}) differs in " + "; ".join(diffs),
+        False,
     )
+
+
+def describe_miss(cassette: CassetteFile, step: str, requested: KeyParts) -> str:
+    """The one-line message for a replay miss of `step` with these key parts."""
+    why, settled = closest_difference(cassette, step, requested)
+    advice = "" if settled else "; record it with --record-mode auto (or record)"
+    return f"replay miss for step {step!r}: {why}{advice}"

@@ -1,10 +1,10 @@
 """What an exchange record holds, and reading it back strictly.
 
 The store (`store/`) keeps opaque, type-checked msgpack maps; this module gives them their shape:
-``{"step", "request", "response", "meta"}``, where "request" holds the key fields as
-`fields.FIELDS` stores them. Large texts (messages, grammars) are stored once as blobs and
-referenced by the hex sha256 of their text, so a shared system prompt costs its bytes once per
-cassette.
+``{"step", "request", "response", "meta"}``, where "request" holds the key fields of the
+record's key format as `fields.FIELDS` stores them (fields of other formats are absent, and
+read back as None). Large texts (messages, schemas) are stored once as blobs and referenced by
+the hex sha256 of their text, so a shared system prompt costs its bytes once per cassette.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from offline_scorer.cassette.fields import FIELDS, require
+from offline_scorer.cassette.fields import FIELDS, KeyField, require
 from offline_scorer.cassette.key import KeyParts
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import CassetteFileError
@@ -40,13 +40,20 @@ def to_payload(
     completion: Completion,
     meta: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """The exchange map to append; appends the blobs it references first."""
+    """The exchange map to append; appends the blobs it references first, in table order."""
     return {
         "step": step,
-        "request": {f.name: f.store(getattr(parts, f.name), cassette) for f in FIELDS},
+        "request": {
+            f.name: f.store(getattr(parts, f.name), cassette)
+            for f in _fields_of_format(parts.key_format)
+        },
         "response": _response(completion),
         "meta": dict(meta),
     }
+
+
+def _fields_of_format(key_format: int) -> tuple[KeyField, ...]:
+    return tuple(f for f in FIELDS if f.in_format(key_format))
 
 
 def _response(completion: Completion) -> dict[str, Any]:
@@ -61,7 +68,12 @@ def from_payload(cassette: CassetteFile, key: bytes, payload: Mapping[str, Any])
     where = f"exchange {key.hex()[:12]}"
     try:
         request = require(payload, "request", Mapping, where)
-        parts = KeyParts(**{f.name: f.load(request, cassette, where) for f in FIELDS})
+        key_format = require(request, "key_format", int, where + ".request")
+        values: dict[str, Any] = {
+            f.name: f.load(request, cassette, where) if f.in_format(key_format) else None
+            for f in FIELDS
+        }
+        parts = KeyParts(**values)
         return Exchange(
             key=key,
             step=require(payload, "step", str, where),

@@ -10,11 +10,13 @@ from typing import Any
 
 import click
 
-from offline_scorer.cassette.fields import DUMPED, sampling_settings
+from offline_scorer.cassette.fields import DUMPED
 from offline_scorer.cassette.records import Exchange, from_payload
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.cassette.store.salvage import repair, verify
+from offline_scorer.cli.options import ScorerChoice, model_options, scorer_options
 from offline_scorer.errors import CassetteFileError, InputError, OfflineScorerError
+from offline_scorer.scorers.registry import get_spec
 
 _path = click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 
@@ -41,7 +43,7 @@ def _model_names() -> dict[str, str]:
 
 @click.group()
 def cassette() -> None:
-    """Recorded model exchanges: show, dump, verify, merge, repair."""
+    """Recorded model exchanges: show, dump, verify, merge, upgrade, repair."""
 
 
 @cassette.command()
@@ -57,6 +59,9 @@ def show(path: Path) -> None:
             f"size:      {cas.size_bytes} bytes, {len(exchanges)} exchange records "
             f"({cas.exchange_count} distinct keys), {cas.blob_count} blobs"
         )
+        formats = Counter((ex.parts.key_format, ex.parts.backend) for ex in exchanges)
+        for (key_format, backend), count in sorted(formats.items()):
+            click.echo(f"keys:      format {key_format}, backend {backend}: {count}")
         counts = Counter((ex.parts.model_sha256, ex.step) for ex in exchanges)
         for (sha, step), count in sorted(counts.items()):
             model = names.get(sha, "unregistered model")
@@ -66,13 +71,20 @@ def show(path: Path) -> None:
 @cassette.command()
 @_path
 def dump(path: Path) -> None:
-    """Every exchange as one JSON line, texts expanded (for review and diffs)."""
+    """Every exchange as one JSON line, texts expanded (for review and diffs).
+
+    A record shows the key fields of its own key format: the schema as JSON (format 3), the
+    grammar text (formats 1 and 2)."""
     with _open(path) as cas:
         for ex in _exchanges(cas):
             record: dict[str, Any] = {
                 "key": ex.key.hex(),
                 "step": ex.step,
-                **{field.name: field.show(getattr(ex.parts, field.name)) for field in DUMPED},
+                **{
+                    field.name: field.show(getattr(ex.parts, field.name))
+                    for field in DUMPED
+                    if field.in_format(ex.parts.key_format)
+                },
                 "response": ex.text,
                 "verdict_probabilities": None
                 if ex.completion.verdict_probabilities is None
@@ -113,57 +125,14 @@ def verify_command(path: Path, live: bool, threads: int | None) -> None:
 
 
 def _verify_live(cas: CassetteFile, threads: int | None) -> None:
-    from offline_scorer.backends.llama_cpp.judge import LlamaJudge
-    from offline_scorer.cassette.miss import identity_differences
-    from offline_scorer.judging.protocol import Message
-    from offline_scorer.models.registry import load_registry
+    from offline_scorer.assembly.rerun import rerun_exchanges
 
-    registry = load_registry()
-    by_sha = {spec.sha256: spec for spec in registry.models.values() if spec.sha256}
-    judges: dict[tuple[str, float | None], LlamaJudge] = {}
-    same, drifted = 0, []
-    for ex in _exchanges(cas):
-        spec = by_sha.get(ex.parts.model_sha256)
-        if spec is None:
-            drifted.append(
-                f"{ex.key.hex()[:12]} {ex.step}: model {ex.parts.model_sha256[:12]} "
-                "is not in the registry"
-            )
-            continue
-        threshold = ex.parts.verdict_threshold
-        if threshold is not None:
-            spec = spec.model_copy(update={"verdict_threshold": threshold})
-        judge = judges.get((spec.name, threshold)) or judges.setdefault(
-            (spec.name, threshold), LlamaJudge(spec, threads=threads)
-        )
-        changed = identity_differences(ex.parts, judge.identity)
-        if changed:
-            drifted.append(f"{ex.key.hex()[:12]} {ex.step}: " + "; ".join(changed))
-            continue
-        messages = [Message(role, content) for role, content in ex.parts.messages]
-        settings = sampling_settings(ex.parts.sampling)
-        generation = judge.generate(ex.step, messages, ex.parts.grammar, settings)
-        text = generation.text
-        recorded_p = ex.completion.verdict_probabilities
-        if text == ex.text and (
-            recorded_p is None or generation.verdict_probabilities == recorded_p
-        ):
-            same += 1
-        elif text == ex.text:
-            drifted.append(
-                f"{ex.key.hex()[:12]} {ex.step}: same text, different verdict probabilities"
-            )
-        else:
-            at = next(
-                (i for i, (a, b) in enumerate(zip(text, ex.text, strict=False)) if a != b),
-                min(len(text), len(ex.text)),
-            )
-            drifted.append(f"{ex.key.hex()[:12]} {ex.step}: differs from character {at}")
-    total = same + len(drifted)
-    click.echo(f"live: {same} of {total} exchanges came back byte-identical")
-    for line in drifted:
+    report = rerun_exchanges(_exchanges(cas), threads)
+    total = report.same + len(report.drifted)
+    click.echo(f"live: {report.same} of {total} exchanges came back byte-identical")
+    for line in report.drifted:
         click.echo(f"  drift {line}")
-    if drifted:
+    if report.drifted:
         sys.exit(1)
 
 
@@ -187,6 +156,64 @@ def merge(output: Path, inputs: tuple[Path, ...]) -> None:
                     )
                     added += 1
     click.echo(f"{output}: added {added} exchange(s), skipped {skipped} already present")
+
+
+@cassette.command("upgrade")
+@click.argument("old", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--data",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The dataset OLD was recorded from (.jsonl or .csv, as for eval).",
+)
+@click.option(
+    "--out",
+    "new",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The upgraded cassette to write (OLD is left as it is).",
+)
+@click.option("--overwrite", is_flag=True, help="Replace an existing --out.")
+@scorer_options
+@model_options
+def upgrade_command(
+    old: Path,
+    data: Path,
+    new: Path,
+    overwrite: bool,
+    scorer: ScorerChoice,
+    model: str,
+    backend: str | None,
+) -> None:
+    """Re-key a cassette of an older key format by scoring DATA with its answers.
+
+    Give the scorer kind and options, model and backend it was recorded with.
+    """
+    from offline_scorer.assembly.upgrade import upgrade_cassette
+    from offline_scorer.batch.datasets import iter_dataset
+
+    spec = get_spec(scorer.kind)
+    options = scorer.options()
+    report = upgrade_cassette(
+        old,
+        new,
+        iter_dataset(data),
+        lambda judge: spec.build(judge, options),
+        model=model,
+        backend=backend,
+        overwrite=overwrite,
+    )
+    click.echo(f"{new}: converted {report.converted} exchange(s) from {old}")
+    if report.failed_items or report.skipped_items:
+        click.echo(
+            f"  items: {report.failed_items} failed on a recorded answer, "
+            f"{report.skipped_items} unreadable or without output (as when recorded)"
+        )
+    unreached = sum(report.unreached.values())
+    steps = ", ".join(f"{step} {count}" for step, count in report.unreached.items())
+    click.echo(
+        f"  {unreached} record(s) of {old} were not reached" + (f" ({steps})" if steps else "")
+    )
 
 
 @cassette.command("repair")

@@ -85,23 +85,35 @@ def scorer_options(command: Any) -> Any:
     )(wrapped)
 
 
+_MODEL_OPTIONS = [
+    click.option(
+        "--model",
+        "model",
+        default="default",
+        show_default=True,
+        help="Registry name, or a path to a .gguf file.",
+    ),
+    click.option(
+        "--backend",
+        default=None,
+        help="How to run the model: llama_cpp (default) or outlines; "
+        "default: the registry entry's backend.",
+    ),
+]
+
+
+def model_options(command: Any) -> Any:
+    """--model and --backend: the judge's identity, for commands that run no model."""
+    for option in reversed(_MODEL_OPTIONS):
+        command = option(command)
+    return command
+
+
 def judge_options(command: Any) -> Any:
     """Options shared by every command that runs the live judge."""
     for option in reversed(
         [
-            click.option(
-                "--model",
-                "model",
-                default="default",
-                show_default=True,
-                help="Registry name, or a path to a .gguf file.",
-            ),
-            click.option(
-                "--backend",
-                default=None,
-                help="How to run the model: llama_cpp (default) or outlines; "
-                "default: the registry entry's backend.",
-            ),
+            *_MODEL_OPTIONS,
             click.option(
                 "--threads",
                 type=click.IntRange(min=1),

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from offline_scorer.backends.llama_cpp.gbnf import COMPILER
+
 if TYPE_CHECKING:
     from offline_scorer.backends import LoadOptions
     from offline_scorer.backends.llama_cpp.judge import LlamaJudge
@@ -14,9 +16,14 @@ if TYPE_CHECKING:
 
 # The decoding method, as it enters cassette keys: GBNF grammars run by llguidance, greedy argmax
 # over the masked logits, grammar-forced tokens evaluated as one batch; since /2, boolean verdicts
-# committed by P(true) against the threshold and free text kept by the loop/copy guard. Replay
+# committed by P(true) against the threshold and free text kept by the loop/copy guard. Then,
+# after a space, the compiler that turns a request's schema into that GBNF (gbnf.COMPILER): keys
+# hold the schema, so a change to the grammar a schema compiles to must change this id. Replay
 # needs this constant without importing the runtime, which is why it lives here.
-BACKEND_ID = "llguidance-gbnf/greedy-argmax+forced-batch+verdict-threshold+free-text-guard/2"
+DECODER = "llguidance-gbnf/greedy-argmax+forced-batch+verdict-threshold+free-text-guard/2"
+BACKEND_ID = f"{DECODER} {COMPILER}"
+# Key formats 1 and 2 held the grammar text itself, so the id named the decoder alone.
+FORMER_IDS = (DECODER, "llguidance-gbnf/greedy-argmax+forced-batch/1")
 
 
 class LlamaCppBackend:
@@ -24,6 +31,7 @@ class LlamaCppBackend:
 
     name = "llama_cpp"
     backend_id = BACKEND_ID
+    former_ids = FORMER_IDS
     verdict_probabilities = True
 
     def load(self, spec: ModelSpec, options: LoadOptions) -> LlamaJudge:

@@ -1,9 +1,12 @@
 """JSON schema -> GBNF, for the small schema subset that `schemas.py` emits.
 
 Why not llama.cpp's own converter: it lives inside llama-cpp-python, whose import loads the
-native library, and replay must compute the same grammar text (it is part of the cassette key)
-on machines without that runtime. The subset is deliberately narrow; anything outside it is a
-programming error, raised loudly rather than approximated.
+native library, and `cassette upgrade` must compute the grammar text format-2 cassette keys
+held on machines without that runtime. The subset is deliberately narrow; anything outside it
+is a programming error, raised loudly rather than approximated.
+
+Only a live llama.cpp judge compiles grammars now (cassette keys hold the schema), so what the
+text of a schema's grammar is belongs to the backend's identity: `COMPILER` is part of its id.
 
 The grammar admits compact JSON only (no whitespace), properties in declared order, so every
 valid answer has exactly one spelling: output bytes stay stable.
@@ -19,6 +22,11 @@ from collections.abc import Mapping
 from typing import Any
 
 import msgpack
+
+COMPILER = "schema-gbnf/1"
+"""This compiler's name and version, in the llama_cpp backend's id (so in every cassette key).
+Bump the version with any change to the text `schema_to_gbnf` gives for some schema: recorded
+answers were decoded under the old text and must not replay for the new one."""
 
 
 class GrammarError(ValueError):
@@ -215,8 +223,8 @@ def request_grammar(schema: Mapping[str, Any] | None) -> str | None:
     """The GBNF a request's output schema compiles to.
 
     Cached by the schema's msgpack bytes (they keep key order, which orders the properties, and
-    pack 4x faster than JSON), because replay computes it for every request. A miss compiles the
-    mapping itself: re-reading it from the bytes would cost a tenth of a replayed evaluation.
+    pack 4x faster than JSON): a live judge and `cassette upgrade` meet the same schemas again.
+    A miss compiles the mapping itself, not the cache key read back.
     """
     if schema is None:
         return None

@@ -7,18 +7,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from offline_scorer.backends.outlines.schema import REWRITER
+
 if TYPE_CHECKING:
     from offline_scorer.backends import LoadOptions
     from offline_scorer.backends.outlines.judge import OutlinesJudge
     from offline_scorer.models.registry import ModelSpec
 
-# Enters cassette keys. No verdict threshold and no free-text guard: see judge.py.
-BACKEND_ID = "outlines-llamacpp/llguidance-json-schema/greedy/1"
+# Enters cassette keys. No verdict threshold and no free-text guard: see judge.py. After a space,
+# the version of our schema rewrite for outlines (schema.REWRITER); outlines' own schema compiler
+# comes with its runtime, whose versions each record keeps beside its key.
+DECODER = "outlines-llamacpp/llguidance-json-schema/greedy/1"
+BACKEND_ID = f"{DECODER} {REWRITER}"
+# Key format 2 held the llama_cpp backend's grammar text, so the id named the decoder alone.
+FORMER_IDS = (DECODER,)
 
 
 class OutlinesBackend:
     name = "outlines"
     backend_id = BACKEND_ID
+    former_ids = FORMER_IDS
     verdict_probabilities = False
 
     def load(self, spec: ModelSpec, options: LoadOptions) -> OutlinesJudge:

@@ -1,0 +1,231 @@
+"""`cassette upgrade`: a format-2 cassette re-keyed to the current key format.
+
+A format-2 key holds the GBNF text a schema compiled to, and a grammar cannot be turned back
+into its schema, so no record can be converted from the record alone. Instead the scorer runs
+again over the data the cassette was recorded from, with a judge that answers each request
+from the old cassette by the key it had there (format 2: the legacy grammar and the backend's
+former id; or the current key, so upgrading twice changes nothing) and hands every exchange to
+a recorder, exactly as a live judge's exchanges reach it. The new file therefore holds what a
+live re-recording of the same exchanges would write, byte for byte: same order, same blobs,
+same response and meta.
+
+It knows no scorer kind: the caller passes `make_scorer`, and the data as items.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from offline_scorer.assembly.open import pinned_identity
+from offline_scorer.backends import Backend, get_backend
+from offline_scorer.backends.llama_cpp.gbnf import request_grammar
+from offline_scorer.batch.datasets import DataItem, Item
+from offline_scorer.cassette.judge import CassetteJudge, Recorded, RecordMode
+from offline_scorer.cassette.key import KEY_FORMAT, KeyParts, key_parts
+from offline_scorer.cassette.miss import closest_difference, old_format
+from offline_scorer.cassette.records import from_payload, response_completion
+from offline_scorer.cassette.store.file import CassetteFile
+from offline_scorer.errors import (
+    CassetteFileError,
+    CassetteMissError,
+    InputError,
+    ModelError,
+    OfflineScorerError,
+)
+from offline_scorer.files import temp_name
+from offline_scorer.judging.protocol import (
+    Completion,
+    Judge,
+    JudgeBase,
+    JudgeIdentity,
+    JudgeRequest,
+)
+from offline_scorer.models.registry import load_registry
+from offline_scorer.scorers.protocol import Scorer
+
+__all__ = ["UpgradeReport", "upgrade_cassette"]
+
+LEGACY_FORMAT = 2
+"""The one older key format a cassette can be upgraded from (format 1 has no probabilities)."""
+
+
+@dataclass(frozen=True)
+class UpgradeReport:
+    converted: int
+    """Exchanges written to the new cassette."""
+    failed_items: int
+    """Items whose scoring failed on a recorded answer, as it did when it was recorded."""
+    skipped_items: int
+    """Rows that could not be read, or have no output: no request, as in a live run."""
+    unreached: Mapping[str, int]
+    """Records of the old cassette no request asked for, by step (in step order of the file)."""
+
+
+@dataclass(frozen=True)
+class _Old:
+    """What a first pass over the old cassette says about how to read it."""
+
+    formats: Counter[int]
+    legacy_ids: tuple[str, ...]  # the backend's former ids its format-2 records name
+
+
+def _survey(old: CassetteFile, backend: Backend) -> _Old:
+    formats: Counter[int] = Counter()
+    ids: set[str] = set()
+    for key, payload in old.iter_exchanges():
+        parts = from_payload(old, key, payload).parts
+        formats[parts.key_format] += 1
+        if parts.key_format == LEGACY_FORMAT:
+            ids.add(parts.backend)
+    path = Path(old.path)
+    if not formats:
+        raise CassetteFileError(f"{path} holds no exchanges; there is nothing to upgrade")
+    if set(formats) == {1}:
+        raise CassetteFileError(str(old_format(path, 1)))
+    legacy = tuple(former for former in backend.former_ids if former in ids)
+    if ids and not legacy and not formats[KEY_FORMAT]:
+        raise CassetteFileError(
+            f"{path} was not recorded by the {backend.name} backend (its records name "
+            f"{', '.join(sorted(ids))}); upgrade it with the backend it was recorded with"
+        )
+    return _Old(formats, legacy)
+
+
+class _FromOld(JudgeBase):
+    """Answers from the old cassette by each request's old key; records under its new one."""
+
+    def __init__(
+        self,
+        old: CassetteFile,
+        identity: JudgeIdentity,
+        legacy_ids: tuple[str, ...],
+        recorder: CassetteJudge,
+    ) -> None:
+        self.old = old
+        self._identity = identity
+        self.legacy_ids = legacy_ids
+        self.recorder = recorder
+        self.reached: set[bytes] = set()
+
+    @property
+    def identity(self) -> JudgeIdentity:
+        return self._identity
+
+    def _candidates(self, request: JudgeRequest, parts: KeyParts) -> Iterator[KeyParts]:
+        """The keys the request may have been recorded under, current format first."""
+        yield parts
+        if self.legacy_ids:  # format 2 held the grammar text the llama.cpp backend compiled
+            grammar = request_grammar(request.output_schema)
+            for former in self.legacy_ids:
+                yield dataclasses.replace(
+                    parts, key_format=LEGACY_FORMAT, backend=former, grammar=grammar, schema=None
+                )
+
+    def _find(self, request: JudgeRequest) -> tuple[bytes, dict[str, object]]:
+        """The key and record that answer `request` in the old cassette; a miss says why not."""
+        parts = key_parts(request, self._identity)
+        last = parts
+        for candidate in self._candidates(request, parts):
+            key = candidate.digest()
+            payload = self.old.get_exchange(key)
+            if payload is not None:
+                return key, payload
+            last = candidate
+        why, _ = closest_difference(self.old, request.step, last)
+        raise CassetteMissError(f"no answer to its {request.step!r} request: {why}")
+
+    def complete(self, request: JudgeRequest) -> Completion:
+        key, payload = self._find(request)
+        self.reached.add(key)
+        threshold = self._identity.verdict_threshold
+        completion = response_completion(self.old, key, payload, threshold)
+        meta = payload.get("meta")
+        self.recorder.record(
+            Recorded(request, completion, meta if isinstance(meta, Mapping) else {})
+        )
+        return completion
+
+
+def _pinned(model: str | None, backend_name: str | None) -> tuple[JudgeIdentity, Backend]:
+    spec = load_registry().resolve(model)
+    backend = get_backend(backend_name or spec.backend)
+    identity = pinned_identity(spec, backend)
+    if identity is None:
+        raise ModelError(
+            f"model {spec.name!r} has no pinned sha256 and chat_template_sha256 in the "
+            "registry; upgrade needs both to compute keys without the model"
+        )
+    return identity, backend
+
+
+def _check_paths(old: Path, new: Path, overwrite: bool) -> None:
+    if not old.is_file():
+        raise InputError(f"no such cassette: {old}")
+    if new.exists() and new.resolve() == old.resolve():
+        raise InputError(f"--out {new} is the cassette being upgraded; write a new file")
+    if new.exists() and not overwrite:
+        raise InputError(f"{new} exists; pass --overwrite to replace it")
+
+
+def upgrade_cassette(
+    old: Path,
+    new: Path,
+    items: Iterable[Item],
+    make_scorer: Callable[[Judge], Scorer],
+    *,
+    model: str | None = None,
+    backend: str | None = None,
+    overwrite: bool = False,
+) -> UpgradeReport:
+    """Score `items` with answers from `old`, recording each exchange into `new`.
+
+    `new` appears only when every item was answered (it is written beside it first), so a
+    failed upgrade leaves an existing file as it was. A request `old` cannot answer is a
+    CassetteMissError naming the item and what differs from the closest record.
+    """
+    _check_paths(old, new, overwrite)
+    identity, chosen = _pinned(model, backend)
+    scratch = temp_name(new)
+    try:
+        with CassetteFile(old, create=False) as source:
+            survey = _survey(source, chosen)
+            recorder = CassetteJudge(scratch, mode=RecordMode.RECORD, identity=identity)
+            with recorder:
+                judge = _FromOld(source, identity, survey.legacy_ids, recorder)
+                failed, skipped = _score(items, make_scorer(judge), old)
+            unreached = Counter(
+                str(payload.get("step"))
+                for key, payload in source.iter_exchanges()
+                if key not in judge.reached
+            )
+        os.replace(scratch, new)
+    finally:
+        scratch.unlink(missing_ok=True)
+    return UpgradeReport(recorder.recorded, failed, skipped, dict(unreached))
+
+
+def _score(items: Iterable[Item], scorer: Scorer, old: Path) -> tuple[int, int]:
+    """(failed, skipped) items; what fails on a recorded answer failed the same way live."""
+    failed = skipped = 0
+    for item in items:
+        if not isinstance(item, DataItem) or not item.has_output:
+            skipped += 1
+            continue
+        run: dict[str, Any] = {"input": item.input, "output": item.output}
+        try:
+            scorer.run(run)
+        except CassetteMissError as miss:
+            where = f"item {item.id!r}" + (f" (line {item.line})" if item.line else "")
+            raise CassetteMissError(
+                f"cannot upgrade {old}: {where} has {miss}; give the data, scorer options, "
+                "model and backend it was recorded with"
+            ) from None
+        except OfflineScorerError:
+            failed += 1
+    return failed, skipped

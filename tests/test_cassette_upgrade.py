@@ -1,0 +1,243 @@
+"""Key format 3 (the output schema, not a backend's grammar) and `cassette upgrade` from format 2.
+
+`tests/data/v2-fixtures.oscas` is the fixture cassette as offline-scorer 0.2 recorded it (key
+format 2); `fixtures/cassettes/fixtures.oscas` is what `cassette upgrade` made of it, and what a
+live re-recording writes (tests/test_live_fixtures.py checks that side).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from offline_scorer.assembly import rerun
+from offline_scorer.assembly.open import pinned_identity
+from offline_scorer.assembly.rerun import rebuild_request, rerun_exchanges
+from offline_scorer.backends import backend_for_id, get_backend
+from offline_scorer.cassette.judge import CassetteJudge, RecordMode
+from offline_scorer.cassette.key import key_parts
+from offline_scorer.cassette.records import from_payload
+from offline_scorer.cassette.store.file import CassetteFile
+from offline_scorer.errors import ConfigError
+from offline_scorer.judging.protocol import JudgeIdentity
+from offline_scorer.models.registry import load_registry
+from tests.conftest import FIXTURES, ROOT, block_imports_code, fixture_ids, replay_env
+from tests.helpers import scripted
+from tests.test_architecture import _imports, _modules
+from tests.test_cassette_replay import score
+from tests.test_cli import assert_clean_error, run_cli
+
+V1 = ROOT / "tests/data/v1-fixtures.oscas"
+V2 = ROOT / "tests/data/v2-fixtures.oscas"
+V3 = FIXTURES / "cassettes" / "fixtures.oscas"
+PAIRS = FIXTURES / "pairs.jsonl"
+IDENTITY = JudgeIdentity("a" * 64, "b" * 64, "test-backend/1", 0.5)
+
+
+def _records(path: Path) -> list:
+    with CassetteFile(path, create=False) as cas:
+        return [from_payload(cas, key, payload) for key, payload in cas.iter_exchanges()]
+
+
+def _upgrade(tmp_path: Path, old: Path, *args: str):
+    return run_cli("cassette", "upgrade", str(old), *args, env=replay_env(tmp_path))
+
+
+def test_a_fresh_recording_has_key_format_3_with_the_schema_as_a_blob(tmp_path):
+    path = tmp_path / "c.oscas"
+    live = scripted([True], 1, [True])
+    score(CassetteJudge(path, mode=RecordMode.RECORD, identity=IDENTITY, live=live))
+    with CassetteFile(path, create=False) as cas:
+        payloads = [payload for _, payload in cas.iter_exchanges()]
+        for payload in payloads:
+            request = payload["request"]
+            assert request["key_format"] == 3 and "grammar" not in request
+            schema = json.loads(cas.blob_text(request["schema"]))
+            assert schema["type"] == "object" and schema["additionalProperties"] is False
+    assert [p["step"] for p in payloads] == ["preprocess", "analyze", "reason"]
+
+
+def test_storage_imports_no_backend():
+    modules = _modules()
+    offenders = {
+        name: sorted(e for e in _imports(name, path, modules) if e.startswith("offline_scorer.b"))
+        for name, path in modules.items()
+        if name.startswith("offline_scorer.cassette")
+    }
+    assert {name: found for name, found in offenders.items() if found} == {}
+
+
+def test_replay_builds_no_grammar(tmp_path):
+    """Every fixture replays to its golden bytes with the grammar compiler made to fail."""
+    code = block_imports_code("llama_cpp", "llguidance") + (
+        "from offline_scorer.backends.llama_cpp import gbnf\n"
+        "def refuse(*args, **kwargs):\n"
+        "    raise AssertionError('replay compiled a grammar')\n"
+        "gbnf.schema_to_gbnf = gbnf.request_grammar = refuse\n"
+        "from offline_scorer.cli import main\n"
+        "sys.argv = ['offline-scorer'] + sys.argv[1:]\n"
+        "main()\n"
+    )
+    out = tmp_path / "results.jsonl"
+    args = ["eval", str(PAIRS), "--out", str(out), "--quiet", "--record-mode", "replay"]
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args, "--cassette", str(V3)],
+        capture_output=True,
+        env=replay_env(tmp_path),
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert out.read_bytes() == (FIXTURES / "golden" / "results.jsonl").read_bytes()
+
+
+def test_upgrade_reproduces_the_committed_fixture_cassette(tmp_path):
+    old = tmp_path / "old.oscas"
+    shutil.copy(V2, old)
+    new = tmp_path / "new.oscas"
+    proc = _upgrade(tmp_path, old, "--data", str(PAIRS), "--out", str(new))
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert new.read_bytes() == V3.read_bytes()
+    assert old.read_bytes() == V2.read_bytes()  # the old file is left as it was
+    out = proc.stdout.decode()
+    assert f"{new}: converted 36 exchange(s) from {old}" in out
+    assert f"0 record(s) of {old} were not reached" in out
+
+
+def test_upgrading_a_current_cassette_changes_nothing(tmp_path):
+    new = tmp_path / "again.oscas"
+    proc = _upgrade(tmp_path, V3, "--data", str(PAIRS), "--out", str(new))
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert new.read_bytes() == V3.read_bytes()
+
+
+def test_upgrade_says_which_records_no_item_reached(tmp_path):
+    data = tmp_path / "two.jsonl"
+    data.write_text("".join(PAIRS.read_text("utf-8").splitlines(keepends=True)[:2]), "utf-8")
+    proc = _upgrade(tmp_path, V2, "--data", str(data), "--out", str(tmp_path / "new.oscas"))
+    assert proc.returncode == 0, proc.stderr.decode()
+    records = _records(V2)
+    reached = {ex.key for ex in records[:6]}
+    left = [ex.step for ex in records if ex.key not in reached]
+    out = proc.stdout.decode()
+    assert "converted 6 exchange(s)" in out
+    steps = ", ".join(f"{step} {left.count(step)}" for step in dict.fromkeys(left))
+    assert f"{len(left)} record(s) of {V2} were not reached ({steps})" in out
+
+
+def test_upgrade_refuses_to_overwrite_without_being_told(tmp_path):
+    new = tmp_path / "new.oscas"
+    new.write_bytes(b"keep me")
+    proc = _upgrade(tmp_path, V2, "--data", str(PAIRS), "--out", str(new))
+    assert_clean_error(proc, 2, f"{new} exists; pass --overwrite")
+    assert new.read_bytes() == b"keep me"
+    proc = _upgrade(tmp_path, V2, "--data", str(PAIRS), "--out", str(V2))
+    assert_clean_error(proc, 2, "is the cassette being upgraded")
+    proc = _upgrade(tmp_path, tmp_path / "none.oscas", "--data", str(PAIRS), "--out", str(new))
+    assert_clean_error(proc, 2, "no such cassette")
+
+
+def test_upgrade_of_a_format_1_cassette_says_to_re_record(tmp_path):
+    new = tmp_path / "new.oscas"
+    proc = _upgrade(tmp_path, V1, "--data", str(PAIRS), "--out", str(new))
+    assert_clean_error(proc, 6, "key format 1", "cannot be upgraded", "--record-mode record")
+    assert not new.exists()
+
+
+def test_upgrade_with_other_options_fails_on_the_first_unanswerable_request(tmp_path):
+    new = tmp_path / "new.oscas"
+    new.write_bytes(b"keep me")
+    args = ["--data", str(PAIRS), "--out", str(new), "--overwrite", "--max-questions", "3"]
+    proc = _upgrade(tmp_path, V2, *args)
+    assert_clean_error(
+        proc,
+        5,
+        f"cannot upgrade {V2}: item '01-harbor-bridge' (line 1) has no answer to its "
+        "'preprocess' request",
+        "differs in prompt",
+    )
+    assert new.read_bytes() == b"keep me"  # a failed upgrade leaves the old file in place
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def _replay_miss(tmp_path: Path, cassette: Path):
+    code = block_imports_code("llama_cpp", "llguidance") + (
+        "from offline_scorer.cli import main\n"
+        "sys.argv = ['offline-scorer'] + sys.argv[1:]\n"
+        "main()\n"
+    )
+    pair = fixture_ids()[0]
+    args = ["score", "--source", f"fixtures/pairs/{pair}.source.txt", "--summary"]
+    args += [f"fixtures/pairs/{pair}.summary.txt", "--record-mode", "replay"]
+    return subprocess.run(
+        [sys.executable, "-c", code, *args, "--cassette", str(cassette)],
+        capture_output=True,
+        env=replay_env(tmp_path),
+        cwd=ROOT,
+        timeout=120,
+    )
+
+
+def test_a_replay_miss_on_a_format_2_cassette_says_how_to_upgrade(tmp_path):
+    proc = _replay_miss(tmp_path, V2)
+    assert_clean_error(
+        proc,
+        5,
+        "replay miss for step 'preprocess'",
+        "cassette key format 2",
+        f"offline-scorer cassette upgrade {V2} --data DATA.jsonl --out NEW.oscas",
+    )
+
+
+def test_a_replay_miss_on_a_format_1_cassette_says_to_re_record(tmp_path):
+    proc = _replay_miss(tmp_path, V1)
+    assert_clean_error(proc, 5, "cassette key format 1", "re-record it with --record-mode record")
+
+
+def test_backend_ids_name_the_schema_compiler_and_map_back():
+    llama, outlines = get_backend("llama_cpp"), get_backend("outlines")
+    assert llama.backend_id.endswith(" schema-gbnf/1")
+    assert outlines.backend_id.endswith(" outlines-schema/1")
+    for backend in (llama, outlines):
+        for known in (backend.backend_id, *backend.former_ids):
+            assert backend_for_id(known) is backend
+    old_ids = {ex.parts.backend for ex in _records(V2)} | {ex.parts.backend for ex in _records(V1)}
+    assert old_ids <= set(llama.former_ids)
+    with pytest.raises(ConfigError, match="no installed backend records under 'nobody/1'"):
+        backend_for_id("nobody/1")
+
+
+def test_a_record_rebuilds_the_request_it_answered():
+    """What verify --live sends: the same key, so the same request, from the record alone."""
+    for ex in _records(V3):
+        identity = JudgeIdentity(
+            ex.parts.model_sha256,
+            ex.parts.chat_template_sha256,
+            ex.parts.backend,
+            ex.parts.verdict_threshold,
+        )
+        assert key_parts(rebuild_request(ex), identity).digest() == ex.key
+
+
+def test_verify_live_reruns_each_record_on_the_backend_it_names(monkeypatch):
+    """The live judge is stood in for by a replay of the same file, opened per backend."""
+    opened = []
+
+    def load(backend, spec, options):
+        opened.append((backend.name, spec.name, spec.verdict_threshold))
+        identity = pinned_identity(spec, backend)
+        return CassetteJudge(V3, mode=RecordMode.REPLAY, identity=identity)
+
+    monkeypatch.setattr(rerun, "load_live", load)
+    report = rerun_exchanges(_records(V3))
+    assert (report.same, report.drifted) == (36, [])
+    spec = load_registry().resolve("default")
+    assert opened == [("llama_cpp", spec.name, spec.verdict_threshold)]
+    old = rerun_exchanges(_records(V2))
+    assert old.same == 0 and len(old.drifted) == 36
+    assert "key format 2" in old.drifted[0] and "cassette upgrade" in old.drifted[0]
