@@ -95,17 +95,17 @@ def throughput(data: Path, rows: int, scratch: Path, extra: tuple[str, ...]) -> 
 def overhead(data: Path, rows: int) -> dict[str, Any]:
     """Seconds per item through one Ray actor minus serial, both after start-up."""
     from offline_scorer.assembly.open import JudgeSettings, open_judge
+    from offline_scorer.assembly.run_spec import RunSpec
     from offline_scorer.batch.cluster import RayExecutor
     from offline_scorer.batch.datasets import iter_dataset
     from offline_scorer.batch.executors import SerialExecutor
     from offline_scorer.batch.run import item_context
     from offline_scorer.cassette.judge import RecordMode
-    from offline_scorer.scorers import build_scorer
     from offline_scorer.scorers.summarization.options import ScorerOptions
 
     settings = JudgeSettings(cassette=CASSETTE, mode=RecordMode.REPLAY)
     judge, _ = open_judge(settings)
-    scorer = build_scorer("summarization", judge, ScorerOptions())
+    scorer = RunSpec.of("summarization", ScorerOptions()).scorer_on(judge)
     context = item_context([scorer])
     serial = SerialExecutor(scorer)
     for _ in serial.results(iter_dataset(PAIRS), context):  # warm the same caches Ray's will
@@ -116,7 +116,9 @@ def overhead(data: Path, rows: int) -> dict[str, Any]:
     serial_s = time.perf_counter() - start
     figures: dict[str, Any] = {"serial_ms_per_item": round(1000 * serial_s / rows, 3)}
     for actors in (1, 2):
-        with RayExecutor(settings, "summarization", ScorerOptions(), actors=actors) as ray:
+        with RayExecutor(
+            RunSpec.of("summarization", ScorerOptions(), settings), actors=actors
+        ) as ray:
             for _ in ray.results(iter_dataset(PAIRS), context):
                 pass
             start = time.perf_counter()

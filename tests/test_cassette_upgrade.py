@@ -28,7 +28,6 @@ from offline_scorer.judging.protocol import JudgeIdentity
 from offline_scorer.models.registry import load_registry
 from tests.conftest import FIXTURES, ROOT, block_imports_code, fixture_ids, replay_env
 from tests.helpers import scripted
-from tests.test_architecture import _imports, _modules
 from tests.test_cassette_replay import score
 from tests.test_cli import assert_clean_error, run_cli
 
@@ -60,16 +59,6 @@ def test_a_fresh_recording_has_key_format_3_with_the_schema_as_a_blob(tmp_path):
             schema = json.loads(cas.blob_text(request["schema"]))
             assert schema["type"] == "object" and schema["additionalProperties"] is False
     assert [p["step"] for p in payloads] == ["preprocess", "analyze", "reason"]
-
-
-def test_storage_imports_no_backend():
-    modules = _modules()
-    offenders = {
-        name: sorted(e for e in _imports(name, path, modules) if e.startswith("offline_scorer.b"))
-        for name, path in modules.items()
-        if name.startswith("offline_scorer.cassette")
-    }
-    assert {name: found for name, found in offenders.items() if found} == {}
 
 
 def test_replay_builds_no_grammar(tmp_path):

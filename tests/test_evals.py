@@ -69,18 +69,20 @@ def test_run_evals_with_outputs_already_in_the_data():
     assert run.items[0].ok and run.items[0].results["summarization"].score == 1
     line = json.loads(run.items[0].to_line())
     assert list(line) == [
+        "format",
+        "scorer",
         "id",
         "line",
         "digest",
         "status",
         "score",
-        "alignment",
-        "coverage",
+        "axes",
         "limiting_axis",
         "result",
         "error",
         "metadata",
     ]
+    assert list(line["axes"]) == ["alignment", "coverage"]
     assert line["metadata"] == {}
 
 

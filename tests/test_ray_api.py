@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from offline_scorer.assembly.open import JudgeSettings
+from offline_scorer.assembly.run_spec import RunSpec
 from offline_scorer.batch.datasets import count_rows
 from offline_scorer.batch.run import run_evals
 from offline_scorer.cassette.judge import RecordMode
@@ -38,7 +39,7 @@ def golden() -> list[dict]:
 def test_run_evals_with_a_ray_executor_gives_the_golden_results(fixture_pairs) -> None:
     from offline_scorer.batch.cluster import RayExecutor
 
-    with RayExecutor(REPLAY, "summarization", ScorerOptions(), actors=2) as executor:
+    with RayExecutor(RunSpec.of("summarization", ScorerOptions(), REPLAY), actors=2) as executor:
         run = run_evals(data=fixture_pairs, scorers=[executor.scorer], executor=executor)
         assert executor.judge.hits == 36 and executor.judge.recorded == 0
     assert [item.id for item in run.items] == [pair["id"] for pair in fixture_pairs]
@@ -55,7 +56,7 @@ def test_a_target_runs_on_the_actors(fixture_pairs) -> None:
 
     summaries = {pair["source"]: pair["summary"] for pair in fixture_pairs}
     rows = [{"id": pair["id"], "input": pair["source"]} for pair in fixture_pairs[:4]]
-    with RayExecutor(REPLAY, "summarization", ScorerOptions(), actors=2) as executor:
+    with RayExecutor(RunSpec.of("summarization", ScorerOptions(), REPLAY), actors=2) as executor:
         run = run_evals(
             data=rows, scorers=[executor.scorer], executor=executor, target=summaries.__getitem__
         )
@@ -68,7 +69,7 @@ def test_a_cluster_too_small_for_the_slots_is_refused_before_anything_starts() -
 
     with (
         pytest.raises(ClusterError, match=r"5 actor\(s\) x 1 thread\(s\) need 5 CPUs"),
-        RayExecutor(REPLAY, "summarization", ScorerOptions(), actors=5),
+        RayExecutor(RunSpec.of("summarization", ScorerOptions(), REPLAY), actors=5),
     ):
         pass
 
@@ -79,7 +80,7 @@ def test_a_run_stopped_early_leaves_the_executor_usable(fixture_pairs) -> None:
     from offline_scorer.batch.cluster import RayExecutor
 
     rows = [{"id": "bad", "source": 3, "summary": "x"}, *fixture_pairs]
-    with RayExecutor(REPLAY, "summarization", ScorerOptions(), actors=2) as executor:
+    with RayExecutor(RunSpec.of("summarization", ScorerOptions(), REPLAY), actors=2) as executor:
         first = run_evals(data=rows, scorers=[executor.scorer], executor=executor, fail_fast=True)
         assert [item.ok for item in first.items] == [False]
         again = run_evals(data=fixture_pairs, scorers=[executor.scorer], executor=executor)
@@ -116,7 +117,7 @@ def test_a_slow_item_at_the_head_holds_only_its_own_line(fixture_pairs) -> None:
     picks = [0, *(1 + n % 11 for n in range(29))]  # only the first row is the slow pair
     rows = [{"id": f"row-{i}", "input": fixture_pairs[k]["source"]} for i, k in enumerate(picks)]
     options = ScorerOptions()
-    with RayExecutor(REPLAY, "summarization", options, actors=2, depth=1) as executor:
+    with RayExecutor(RunSpec.of("summarization", options, REPLAY), actors=2, depth=1) as executor:
         run = run_evals(data=rows, scorers=[executor.scorer], executor=executor, target=target)
     assert [item.id for item in run.items] == [row["id"] for row in rows]
     expected = golden()

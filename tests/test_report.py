@@ -20,15 +20,17 @@ def axis_of(alignment, coverage):
 
 
 def ok(item_id, alignment, coverage, line=None, claims=(), questions=(), result=True):
+    """An ok summarization line (format 2), as read_results returns it."""
     score = min(alignment, coverage)
     return {
+        "format": 2,
+        "scorer": "summarization",
         "id": item_id,
         "line": line,
         "digest": "d" * 64,
         "status": "ok",
         "score": score,
-        "alignment": alignment,
-        "coverage": coverage,
+        "axes": {"alignment": alignment, "coverage": coverage},
         "limiting_axis": axis_of(alignment, coverage),
         "result": {
             "score": score,
@@ -46,22 +48,39 @@ def ok(item_id, alignment, coverage, line=None, claims=(), questions=(), result=
         if result
         else None,
         "error": None,
+        "metadata": {},
     }
 
 
-def failed(item_id, line=None, type_="GenerationError", message="boom"):
+def failed(
+    item_id, line=None, type_="GenerationError", message="boom", axes=("alignment", "coverage")
+):
+    """A failed line (format 2): score, every axis, limiting_axis and result null."""
     return {
+        "format": 2,
+        "scorer": "summarization",
         "id": item_id,
         "line": line,
         "digest": "e" * 64,
         "status": "error",
         "score": None,
-        "alignment": None,
-        "coverage": None,
+        "axes": dict.fromkeys(axes),
         "limiting_axis": None,
         "result": None,
         "error": {"type": type_, "message": message},
+        "metadata": {},
     }
+
+
+def format_1(item, metadata=True):
+    """A format 2 line as offline-scorer 0.2 wrote it: no format and scorer keys, the axes flat
+    between score and limiting_axis (and, before rows kept extra fields, no metadata)."""
+    line = {key: item[key] for key in ("id", "line", "digest", "status", "score")}
+    line.update(item["axes"])
+    line.update((key, item[key]) for key in ("limiting_axis", "result", "error"))
+    if metadata:
+        line["metadata"] = item["metadata"]
+    return line
 
 
 def write_jsonl(path, items, trailing_newline=True):
@@ -172,13 +191,21 @@ def test_lowest_five_ties_in_input_order(sample):
     assert [r.id for r in aggregate(sample[:3]).lowest] == ["c", "a"]
 
 
+def assert_no_statistics(items):
+    agg = aggregate(items).to_dict()
+    for key in ("mean", "median", "min", "max", "alignment_mean", "coverage_mean"):
+        assert agg[key] is None
+    assert agg["lowest"] == []
+    assert agg["limited_by"] == {"alignment": 0, "coverage": 0, "both": 0, "none": 0}
+
+
+def test_an_empty_file_keeps_the_default_kinds_axes():
+    """`report --json` of an empty results file prints the summarization keys, null."""
+    assert_no_statistics([])
+
+
 def test_no_ok_items_gives_none_statistics():
-    for items in ([], [failed("x", line=1)]):
-        agg = aggregate(items).to_dict()
-        for key in ("mean", "median", "min", "max", "alignment_mean", "coverage_mean"):
-            assert agg[key] is None
-        assert agg["lowest"] == []
-        assert agg["limited_by"] == {"alignment": 0, "coverage": 0, "both": 0, "none": 0}
+    assert_no_statistics([failed("x", line=1)])
     assert "mean -" in format_table(aggregate([]))
     html = render_html([], aggregate([]), "empty")
     assert "No scored items" in html and "No failures" in html
@@ -195,30 +222,127 @@ def test_read_results_round_trips(tmp_path, sample):
     assert read_results(tmp_path / "empty.jsonl") == []
 
 
+def test_format_1_lines_are_read_as_format_2(tmp_path, sample):
+    """Files of offline-scorer 0.2 (flat axes, no format and scorer keys, and before rows
+    kept their extra fields, no metadata) still report: read as summarization lines."""
+    for metadata in (True, False):
+        old = [format_1(item, metadata) for item in sample]
+        assert "format" not in old[0] and old[0]["alignment"] == 0.9 and "axes" not in old[0]
+        path = write_jsonl(tmp_path / "old.jsonl", old)
+        assert read_results(path) == sample
+    assert format_table(aggregate(read_results(path))) == format_table(aggregate(sample))
+
+
+def consistency_line(item_id, line=None):
+    """A valid line of the test-only "consistency" kind (tests/kinds)."""
+    return {
+        "format": 2,
+        "scorer": "consistency",
+        "id": item_id,
+        "line": line,
+        "digest": "c" * 64,
+        "status": "ok",
+        "score": 1,
+        "axes": {"consistency": 1, "brevity": 1},
+        "limiting_axis": "none",
+        "result": {
+            "score": 1,
+            "consistent": True,
+            "pConsistent": 0.9,
+            "consistency": 1,
+            "brevity": 1,
+        },
+        "error": None,
+        "metadata": {},
+    }
+
+
+def test_a_file_mixing_scorer_kinds_is_refused_unless_one_is_named(tmp_path, sample):
+    summary, other = sample[0], consistency_line("k", line=2)
+    path = write_jsonl(tmp_path / "run.jsonl", [summary, other])
+    with pytest.raises(InputError) as caught:
+        read_results(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path} ")
+    assert "consistency" in message and "summarization" in message
+    assert "--scorer" in message
+    assert "\n" not in message
+    assert read_results(path, kind="consistency") == [other]
+    assert read_results(path, kind="summarization") == [summary]
+    # One kind alone needs no name.
+    alone = write_jsonl(tmp_path / "alone.jsonl", [other])
+    assert read_results(alone) == [other]
+
+
 def test_last_line_without_newline_but_valid_is_accepted(tmp_path, sample):
     path = write_jsonl(tmp_path / "run.jsonl", sample, trailing_newline=False)
     assert read_results(path) == sample
 
 
+def without(item, key):
+    return {name: value for name, value in item.items() if name != key}
+
+
 @pytest.mark.parametrize(
-    ("bad_line", "fragment"),
+    ("bad_line", "fragments"),
     [
-        ("{not json", "not valid JSON"),
-        ("[1, 2]", "expected a JSON object, found an array"),
-        ("", "the line is empty"),
-        ('{"id": "x"}', "missing key 'line'"),
-        (json.dumps({**ok("x", 1, 1), "status": "done"}), "'status' must be"),
-        (json.dumps({**ok("x", 1, 1), "score": "high"}), "'score' of an ok item"),
-        (json.dumps({**ok("x", 1, 1), "score": True}), "'score' of an ok item"),
-        (json.dumps({**ok("x", 1, 1), "limiting_axis": None}), "'limiting_axis'"),
-        (json.dumps({**ok("x", 1, 1), "line": "3"}), "'line' must be an integer"),
-        (json.dumps({**failed("x"), "error": None}), "'error' of an error item"),
-        (json.dumps({**failed("x"), "score": 0.5}), '"score": null'),
-        (json.dumps({**ok("x", 1, 1), "result": {"score": 1}}), "preprocessStepResult"),
-        ('{"id": NaN}', "NaN is not a number JSON allows"),
+        ("{not json", ["not valid JSON"]),
+        ("[1, 2]", ["expected a JSON object, found an array"]),
+        ("", ["the line is empty"]),
+        # No "format" key: read as format 1, whose axes sit between score and limiting_axis.
+        ('{"id": "x"}', ["missing key 'score' or 'limiting_axis' (a format 1 line)"]),
+        (json.dumps(without(ok("x", 1, 1), "line")), ["missing key 'line'"]),
+        (json.dumps({**ok("x", 1, 1), "extra": 1}), ["unknown key 'extra'"]),
+        (
+            json.dumps({**ok("x", 1, 1), "status": "done"}),
+            ["'status': Input should be 'ok' or 'error', found \"done\""],
+        ),
+        (
+            json.dumps({**ok("x", 1, 1), "score": "high"}),
+            ["'score", 'Input should be a valid number, found "high"'],
+        ),
+        (
+            json.dumps({**ok("x", 1, 1), "score": True}),
+            ["'score", "Input should be a valid number, found true"],
+        ),
+        (
+            json.dumps({**ok("x", 1, 1), "score": None}),
+            ["'score' of an ok item must be a number >= 0"],
+        ),
+        (
+            json.dumps({**ok("x", 1, 1), "axes": {"alignment": -1, "coverage": 1}}),
+            ["'alignment' of an ok item must be a number >= 0"],
+        ),
+        (
+            json.dumps({**ok("x", 1, 1), "limiting_axis": None}),
+            ["'limiting_axis' of an ok item must be one of alignment, coverage, both, none"],
+        ),
+        (
+            json.dumps({**ok("x", 1, 1), "line": "3"}),
+            ["'line': Input should be a valid integer, found \"3\""],
+        ),
+        (
+            json.dumps({**failed("x"), "error": None}),
+            ["an error item must have an 'error' object"],
+        ),
+        (json.dumps({**failed("x"), "score": 0.5}), ['an error item must have "score": null']),
+        (
+            json.dumps({**ok("x", 1, 1), "result": {"score": 1}}),
+            ["'result' lacks", "preprocessStepResult"],
+        ),
+        (
+            json.dumps({**ok("x", 1, 1), "axes": {"coverage": 1, "alignment": 1}}),
+            ["'axes' must be those of the summarization scorer (alignment, coverage)"],
+        ),
+        (
+            json.dumps({**ok("x", 1, 1), "scorer": "nope"}),
+            ["unknown scorer kind 'nope'", "consistency, summarization"],
+        ),
+        (json.dumps({**ok("x", 1, 1), "format": 3}), ["results line format 3", "upgrade"]),
+        ('{"id": NaN}', ["NaN is not a number JSON allows"]),
     ],
 )
-def test_malformed_line_names_path_and_line(tmp_path, sample, bad_line, fragment):
+def test_malformed_line_names_path_and_line(tmp_path, sample, bad_line, fragments):
     good = [json.dumps(item) for item in sample[:2]]
     path = tmp_path / "run.jsonl"
     path.write_text("\n".join([*good, bad_line, json.dumps(sample[2])]) + "\n", encoding="utf-8")
@@ -226,7 +350,8 @@ def test_malformed_line_names_path_and_line(tmp_path, sample, bad_line, fragment
         read_results(path)
     message = str(caught.value)
     assert message.startswith(f"{path} line 3: ")
-    assert fragment in message
+    for fragment in fragments:
+        assert fragment in message
     assert "\n" not in message
     assert "cut off" not in message
 
@@ -447,26 +572,31 @@ def test_cli_errors_are_input_errors(tmp_path, sample):
 
 
 def scored(item_id, **axes):
-    """An ok item of a scorer with other axes than alignment and coverage (no verdicts)."""
+    """An ok item with other axes than alignment and coverage (no verdicts). Its lines name a
+    registered kind, whose spec gives labels and verdict columns; the aggregate's axes come
+    from the lines. Only for dicts handed to the aggregate, table and page: read_results
+    refuses a line whose axes are not its kind's."""
     score = min(axes.values())
     lowest = [axis for axis, value in axes.items() if value == score]
     limiting = ("none" if score >= 1 else "both") if len(lowest) > 1 else lowest[0]
     return {
+        "format": 2,
+        "scorer": "summarization",
         "id": item_id,
         "line": None,
         "digest": "d" * 64,
         "status": "ok",
         "score": score,
-        **axes,
+        "axes": axes,
         "limiting_axis": limiting,
         "result": None,
         "error": None,
+        "metadata": {},
     }
 
 
 def test_axes_are_named_by_the_lines():
-    gone = {key: None for key in scored("c", fluency=0, accuracy=0)}
-    gone.update(id="c", digest="e" * 64, status="error", error={"type": "E", "message": "m"})
+    gone = failed("c", type_="E", message="m", axes=("fluency", "accuracy"))
     items = [scored("a", fluency=0.5, accuracy=0.75), scored("b", fluency=1, accuracy=0.25), gone]
     agg = aggregate(items)
     assert agg.axis_means == {"fluency": 0.75, "accuracy": 0.5}

@@ -19,7 +19,10 @@ from offline_scorer.report.model import (
     NumericQuality,
 )
 from offline_scorer.report.quality import binary_label, judge_quality, numeric_label
-from tests.test_report import failed, ok, write_jsonl
+from offline_scorer.scorers.registry import get_spec
+from tests.test_report import failed, format_1, ok, write_jsonl
+
+SUMMARIZATION = get_spec("summarization")
 
 
 def labelled(item_id, alignment, coverage, metadata, probabilities=None, claims=None):
@@ -65,29 +68,31 @@ def binary():
 
 
 def test_binary_figures_by_hand(binary):
-    quality = judge_quality(binary)
+    quality = judge_quality(SUMMARIZATION, binary)
     assert isinstance(quality, BinaryQuality)
     assert quality.label == "faithful" and quality.kind == "binary"
+    assert quality.axis == "alignment"  # summarization's judged axis
     assert quality.items == 6 and quality.positives == 3 and quality.negatives == 3
     assert quality.excluded == Excluded(failed=1, missing=1, invalid=1)
     # alignment: positives {1, 1, .5}, negatives {1, .5, 0}; pairs: 1 vs (1, .5, 0) counts
     # 1/2 + 1 + 1 twice, .5 vs (1, .5, 0) counts 0 + 1/2 + 1 -> 6.5 / 9 = 0.7222
-    assert quality.auc_alignment.value == 0.7222
+    assert quality.auc_axis.value == 0.7222
     # score = min(alignment, coverage): positives {.5, 1, .5}, negatives {.8, .5, 0}
     # 1 beats all 3; each .5: 0 + 1/2 + 1 -> (3 + 1.5 + 1.5) / 9 = 0.6667
     assert quality.auc_score.value == 0.6667
     assert quality.rule == "alignment == 1"
     assert quality.confusion == Confusion(tp=2, fp=1, tn=2, fn=1)
     assert quality.balanced_accuracy.value == 0.6667  # (2/3 + 2/3) / 2
-    # min P(supported) over a, b, c, d (e all null, f empty): positives {.8, .7, .6},
+    # weakest P(supported) over a, b, c, d (e all null, f empty): positives {.8, .7, .6},
     # negatives {.4} -> 1
-    assert quality.auc_min_p_supported is not None
-    assert quality.auc_min_p_supported.items == 4
-    assert quality.auc_min_p_supported.value == 1.0
-    for figure in (quality.auc_alignment, quality.auc_score, quality.balanced_accuracy):
+    assert quality.auc_weakest_p is not None
+    assert quality.auc_weakest_p.items == 4
+    assert quality.auc_weakest_p.value == 1.0
+    for figure in (quality.auc_axis, quality.auc_score, quality.balanced_accuracy):
         assert figure.low <= figure.value <= figure.high
         assert 0 < figure.resamples <= 2000
-    # The JSON keeps today's keys and order; the figure over a subset names its size first.
+    # The JSON's keys and order (kind-neutral names, the judged axis named by "axis"); the
+    # figure over a subset names its size first.
     assert list(quality.model_dump()) == [
         "label",
         "kind",
@@ -96,16 +101,17 @@ def test_binary_figures_by_hand(binary):
         "level",
         "resamples",
         "seed",
+        "axis",
         "positives",
         "negatives",
-        "auc_alignment",
+        "auc_axis",
         "auc_score",
         "rule",
         "balanced_accuracy",
         "confusion",
-        "auc_min_p_supported",
+        "auc_weakest_p",
     ]
-    assert list(quality.model_dump()["auc_min_p_supported"]) == [
+    assert list(quality.model_dump()["auc_weakest_p"]) == [
         "items",
         "value",
         "low",
@@ -120,7 +126,7 @@ def test_the_figures_are_the_same_bytes_every_time(binary):
     assert first == json.dumps(aggregate(list(reversed(list(reversed(binary))))).to_dict())
     quality = aggregate(binary).quality
     assert quality is not None
-    assert json.loads(first)["quality"]["auc_alignment"] == quality.auc_alignment.model_dump()
+    assert json.loads(first)["quality"]["auc_axis"] == quality.auc_axis.model_dump()
 
 
 @pytest.mark.parametrize(
@@ -166,12 +172,12 @@ def test_csv_strings_and_label_column():
         labelled("c", 1, 1, {"label": 1}),
         labelled("d", 0, 1, {"label": False}),
     ]
-    quality = judge_quality(items)
+    quality = judge_quality(SUMMARIZATION, items)
     assert isinstance(quality, BinaryQuality)
     assert quality.label == "label" and quality.items == 4
     assert quality.confusion == Confusion(tp=2, fp=0, tn=2, fn=0)
-    assert quality.auc_alignment.value == 1.0
-    assert quality.auc_min_p_supported is None  # no verdict probabilities in the results
+    assert quality.auc_axis.value == 1.0
+    assert quality.auc_weakest_p is None  # no verdict probabilities in the results
 
 
 def test_faithful_is_preferred_to_label_and_label_can_be_named():
@@ -179,10 +185,11 @@ def test_faithful_is_preferred_to_label_and_label_can_be_named():
         labelled("a", 1, 1, {"label": 0, "faithful": True}),
         labelled("b", 0.5, 1, {"label": 1, "faithful": False}),
     ]
-    by_faithful, by_label = judge_quality(items), judge_quality(items, "label")
+    by_faithful = judge_quality(SUMMARIZATION, items)
+    by_label = judge_quality(SUMMARIZATION, items, "label")
     assert isinstance(by_faithful, BinaryQuality) and isinstance(by_label, BinaryQuality)
-    assert by_faithful.auc_alignment.value == 1.0
-    assert by_label.auc_alignment.value == 0.0
+    assert by_faithful.auc_axis.value == 1.0
+    assert by_label.auc_axis.value == 0.0
 
 
 def test_numeric_label_gives_spearman():
@@ -193,45 +200,47 @@ def test_numeric_label_gives_spearman():
         )
     ]
     items.append(labelled("x", 1, 1, {"human_score": "n/a"}))
-    quality = judge_quality(items)
+    quality = judge_quality(SUMMARIZATION, items)
     assert isinstance(quality, NumericQuality)
     assert quality.kind == "numeric" and quality.items == 5
+    assert quality.axis == "alignment"
     assert quality.excluded == Excluded(failed=0, missing=0, invalid=1)
-    assert quality.spearman_alignment.value == 1.0
+    assert quality.spearman_axis.value == 1.0
     # score ranks 5, 3, 4, 2, 1 against 5, 4, 3, 2, 1: 1 - 6 * 2 / (5 * 24) = 0.9
     assert quality.spearman_score.value == 0.9
-    assert list(quality.model_dump())[-2:] == ["spearman_score", "spearman_alignment"]
+    assert list(quality.model_dump())[-3:] == ["axis", "spearman_score", "spearman_axis"]
     table = format_table(aggregate(items))
     assert "Spearman rho, score" in table and "label 'human_score' (a number): 5 items" in table
+    assert "Spearman rho, alignment" in table
 
 
 def test_a_named_field_of_numbers_or_booleans_is_inferred():
     numbers = [
         labelled(str(n), a, 1, {"rating": r}) for n, (a, r) in enumerate([(1, 7), (0.5, 2), (0, 1)])
     ]
-    assert isinstance(judge_quality(numbers, "rating"), NumericQuality)
+    assert isinstance(judge_quality(SUMMARIZATION, numbers, "rating"), NumericQuality)
     flags = [
         labelled(str(n), a, 1, {"ok": r}) for n, (a, r) in enumerate([(1, "true"), (0.5, "false")])
     ]
-    assert isinstance(judge_quality(flags, "ok"), BinaryQuality)
+    assert isinstance(judge_quality(SUMMARIZATION, flags, "ok"), BinaryQuality)
     mixed = [
         labelled("a", 1, 1, {"note": "good"}),
         labelled("b", 1, 1, {"note": 2}),
         labelled("c", 0.5, 1, {"note": "1"}),
     ]
-    quality = judge_quality(mixed, "note")
+    quality = judge_quality(SUMMARIZATION, mixed, "note")
     assert isinstance(quality, NumericQuality) and quality.items == 2
     assert quality.excluded == Excluded(failed=0, missing=0, invalid=1)
     words = [labelled("a", 1, 1, {"note": "good"}), labelled("b", 1, 1, {"note": None})]
     with pytest.raises(
         InputError, match="must hold true/false, 0/1 or numbers; item 'a' has 'good'"
     ):
-        judge_quality(words, "note")
+        judge_quality(SUMMARIZATION, words, "note")
 
 
 def test_no_labels_means_no_quality(binary):
     plain = [ok("a", 1, 1), ok("b", 0.5, 1)]
-    assert judge_quality(plain) is None
+    assert judge_quality(SUMMARIZATION, plain) is None
     agg = aggregate(plain)
     assert agg.quality is None and agg.to_dict()["quality"] is None
     assert "judge quality" not in format_table(agg)
@@ -240,9 +249,9 @@ def test_no_labels_means_no_quality(binary):
 
 def test_one_class_only_gives_no_auc_but_still_counts():
     items = [labelled("a", 1, 1, {"faithful": True}), labelled("b", 0.5, 1, {"faithful": True})]
-    quality = judge_quality(items)
+    quality = judge_quality(SUMMARIZATION, items)
     assert isinstance(quality, BinaryQuality)
-    assert quality.auc_alignment == Figure(value=None, low=None, high=None, resamples=0)
+    assert quality.auc_axis == Figure(value=None, low=None, high=None, resamples=0)
     assert quality.confusion == Confusion(tp=1, fp=0, tn=0, fn=1)
     assert "needs both classes" in format_table(aggregate(items))
 
@@ -253,15 +262,17 @@ def test_one_class_only_gives_no_auc_but_still_counts():
 def test_table_block(binary):
     table = format_table(aggregate(binary))
     block = table.split("judge quality\n")[1].split("\n\n")[0].splitlines()
-    assert block[0] == "  label 'faithful' (true = faithful): 6 items, 3 true, 3 false"
+    assert block[0] == "  label 'faithful' (true = positive): 6 items, 3 true, 3 false"
     assert block[1] == "  left out: 1 failed, 1 without the label, 1 with an unusable value"
     assert block[2].split() == ["figure", "value", "95%", "interval"]
     assert block[3].startswith("  ROC AUC, alignment ") and " 0.7222  [" in block[3]
+    assert block[4].startswith("  ROC AUC, score ")
+    assert block[5].startswith("  ROC AUC, weakest alignment P(true) ")
     assert "4 items with verdict probabilities" in block[5]
-    assert block[6].startswith("  balanced accuracy, alignment == 1  0.6667  [")
+    # names padded to the longest, "ROC AUC, weakest alignment P(true)"
+    assert block[6].startswith("  balanced accuracy, alignment == 1   0.6667  [")
     assert block[7] == (
-        "  confusion, alignment == 1: tp 2   fn 1   fp 1   tn 2   "
-        "(positive = judged/labelled faithful)"
+        "  confusion, alignment == 1: tp 2   fn 1   fp 1   tn 2   (positive = judged/labelled true)"
     )
     assert block[8] == "  intervals: percentile bootstrap over items, 2000 resamples, seed 0"
     # The block sits between the summary and the lowest scores.
@@ -285,7 +296,8 @@ def test_cli_json_and_label_option(tmp_path, binary):
     result = CliRunner().invoke(report, [str(results), "--json", "--no-html"])
     assert result.exit_code == 0, result.output
     quality = json.loads(result.stdout)["quality"]
-    assert quality["auc_alignment"]["value"] == 0.7222
+    assert quality["auc_axis"]["value"] == 0.7222
+    assert quality["axis"] == "alignment"
     plain = write_jsonl(tmp_path / "plain.jsonl", [ok("a", 1, 1)])
     result = CliRunner().invoke(report, [str(plain), "--json", "--no-html"])
     assert json.loads(result.stdout)["quality"] is None
@@ -329,8 +341,9 @@ def test_cli_label_error_exits_2(tmp_path, binary):
 
 def test_metadata_and_probabilities_are_read_and_old_lines_still_are(tmp_path, binary):
     old = ok("old", 1, 1)  # a line written before metadata and probabilities existed
-    path = write_jsonl(tmp_path / "run.jsonl", [*binary, old])
+    path = write_jsonl(tmp_path / "run.jsonl", [*binary, format_1(old, metadata=False)])
     assert read_results(path) == [*binary, old]
+    assert read_results(path)[-1]["metadata"] == {}
     item = labelled("n", 1, 1, {}, None, claims=[("c", True, "r")])
     item["result"]["verdictProbabilities"] = None  # a judge that gives none
     path = write_jsonl(tmp_path / "none.jsonl", [item])
@@ -346,7 +359,10 @@ def with_probabilities(value):
 @pytest.mark.parametrize(
     ("bad", "fragment"),
     [
-        ({**labelled("m", 1, 1, {}), "metadata": ["faithful"]}, "'metadata' must be an object"),
+        (
+            {**labelled("m", 1, 1, {}), "metadata": ["faithful"]},
+            "'metadata': Input should be a valid dictionary, found [\"faithful\"]",
+        ),
         (
             with_probabilities([0.5]),
             "verdictProbabilities': Input should be an object, found [0.5]",

@@ -12,6 +12,7 @@ import click
 
 from offline_scorer.errors import InputError
 from offline_scorer.report import aggregate, format_table, read_results, render_html, write_html
+from offline_scorer.scorers.registry import get_spec
 
 
 @click.command("report")
@@ -35,8 +36,20 @@ from offline_scorer.report import aggregate, format_table, read_results, render_
     help="Metadata field holding the human label [default: the first of faithful, "
     "label, human_score that the rows have].",
 )
+@click.option(
+    "--scorer",
+    "kind",
+    default=None,
+    metavar="KIND",
+    help="Report only the lines of this scorer kind (a file mixing kinds needs it).",
+)
 def report(
-    results: Path, html_path: Path | None, as_json: bool, no_html: bool, label: str | None
+    results: Path,
+    html_path: Path | None,
+    as_json: bool,
+    no_html: bool,
+    label: str | None,
+    kind: str | None,
 ) -> None:
     """Aggregate a results file (JSON Lines from a batch run) and write an HTML report.
 
@@ -52,7 +65,9 @@ def report(
             raise InputError(
                 f"the default HTML path would overwrite {results}; choose one with --html"
             )
-    items = read_results(results)
+    if kind is not None:
+        get_spec(kind)  # an unknown kind is one line
+    items = read_results(results, kind=kind)
     try:
         agg = aggregate(items, label)
     except InputError as error:

@@ -41,7 +41,7 @@ def aggregate(
     judge-quality figures against the label in the items' metadata (the field `label`, else
     the first of faithful, label, human_score found), or None without labels.
     """
-    axes = axes_of(items) if axes is None else tuple(axes)
+    axes = (axes_of(items) or kind_of(items).axes) if axes is None else tuple(axes)
     ok = ok_items(items)
     scores = [item["score"] for item in ok]
     limited_by = dict.fromkeys(limits(axes), 0)

@@ -63,8 +63,13 @@ def _nice_top(largest: Decimal) -> Decimal:
     return Decimal(10).scaleb(exponent)  # pragma: no cover - 10 x 10^k always suffices
 
 
+def _value(item: Mapping[str, Any], key: str) -> Any:
+    """The item's score ("score") or its value on an axis."""
+    return item["score"] if key == "score" else item["axes"][key]
+
+
 def _scale_top(ok: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> Decimal:
-    values = [dec(item[key]) for item in ok for key in keys]
+    values = [dec(_value(item, key)) for item in ok for key in keys]
     return _nice_top(max(values, default=Decimal(0)))
 
 
@@ -231,7 +236,7 @@ def scatter(ok: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> Scatter:
         ticks.append((Tick(px(value), _tick_label(value)), Tick(py(value), _tick_label(value))))
     groups: dict[tuple[Decimal, Decimal, str], list[Mapping[str, Any]]] = {}
     for item in ok:
-        key = (dec(item[x_axis]), dec(item[y_axis]), item["limiting_axis"])
+        key = (dec(item["axes"][x_axis]), dec(item["axes"][y_axis]), item["limiting_axis"])
         groups.setdefault(key, []).append(item)
     # Big (crowded) points first so single points drawn later stay visible on top of them.
     ordered = sorted(

@@ -1,0 +1,115 @@
+"""A second scorer kind, `consistency`, that lives only in tests/kinds (an installed package
+with an `offline_scorer.scorers` entry point, like a third-party plugin): it runs through eval
+(serial, --workers, Ray), report (table, HTML, judge quality with labels), calibrate and
+cassette replay with no change to offline-scorer. Its cassette was recorded live with the
+shipped GGUF (`eval tests/kinds/data/pairs.jsonl --scorer consistency --record-mode record`)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from offline_scorer.scorers import get_spec, kinds
+from tests.test_cli import assert_clean_error, run_cli
+
+KINDS = Path(__file__).parent / "kinds"
+DATA = KINDS / "data" / "pairs.jsonl"
+GOLDEN = KINDS / "data" / "golden.jsonl"
+REPLAY = ("--scorer", "consistency", "--record-mode", "replay", "--cassette")
+CASSETTE = str(KINDS / "cassettes" / "fixtures.oscas")
+
+
+def _eval(tmp_path, *extra: str):
+    out = tmp_path / "out.jsonl"
+    proc = run_cli("eval", str(DATA), "--out", str(out), *REPLAY, CASSETTE, "--quiet", *extra)
+    return proc, out
+
+
+def test_the_kind_is_registered_through_its_entry_point():
+    assert "consistency" in kinds() and "summarization" in kinds()
+    spec = get_spec("consistency")
+    assert spec.axes == ("consistency", "brevity") and spec.judged_axis == "consistency"
+
+
+def test_eval_replays_the_kind_serially_and_with_workers(tmp_path):
+    proc, out = _eval(tmp_path)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert out.read_bytes() == GOLDEN.read_bytes()
+    first = json.loads(GOLDEN.read_text().splitlines()[0])
+    assert first["scorer"] == "consistency" and set(first["axes"]) == {"consistency", "brevity"}
+    out.unlink()
+    proc, out = _eval(tmp_path, "--workers", "2")
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert out.read_bytes() == GOLDEN.read_bytes()
+
+
+def test_eval_replays_the_kind_on_ray(tmp_path):
+    pytest.importorskip("ray")
+    proc, out = _eval(tmp_path, "--executor", "ray", "--workers", "1")
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert out.read_bytes() == GOLDEN.read_bytes()
+
+
+def test_report_shows_the_kinds_axes_verdicts_and_quality(tmp_path):
+    html = tmp_path / "r.html"
+    proc = run_cli("report", str(GOLDEN), "--html", str(html))
+    out = proc.stdout.decode()
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert "consistency  mean" in out and "brevity      mean" in out
+    assert "label 'consistent' (true = positive): 12 items, 8 true, 4 false" in out
+    assert "ROC AUC, weakest consistency P(true)" in out
+    page = html.read_text(encoding="utf-8")
+    assert "inconsistent" in page and "alignment" not in page
+    proc = run_cli("report", str(GOLDEN), "--json", "--no-html")
+    quality = json.loads(proc.stdout)["quality"]
+    assert quality["axis"] == "consistency" and quality["rule"] == "consistency == 1"
+
+
+def test_report_on_a_file_mixing_kinds_says_so_in_one_line(tmp_path):
+    mixed = tmp_path / "mixed.jsonl"
+    summarization = Path("fixtures/golden/results.jsonl").read_text().splitlines()
+    mixed.write_text("\n".join([*summarization[:3], *GOLDEN.read_text().splitlines()]) + "\n")
+    proc = run_cli("report", str(mixed), "--no-html")
+    assert_clean_error(proc, 2, "mixes scorer kinds", "consistency (12 lines)", "--scorer")
+    proc = run_cli("report", str(mixed), "--no-html", "--scorer", "consistency", "--json")
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert json.loads(proc.stdout)["count"] == 12
+
+
+def test_calibrate_the_kind_from_its_cassette(tmp_path):
+    user = tmp_path / "models.toml"
+    user.write_text("# mine\n", encoding="utf-8")
+    proc = run_cli(
+        "calibrate",
+        str(DATA),
+        *REPLAY,
+        CASSETTE,
+        "--json",
+        env={**os.environ, "OFFLINE_SCORER_MODELS": str(user)},
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    figures = json.loads(proc.stdout)
+    assert figures["items"] == 12 and 0 <= figures["threshold"] <= 1
+    assert figures["roc_auc"] == pytest.approx(0.8438, abs=1e-4)
+    assert "verdict_threshold" in user.read_text()
+
+
+def test_a_flag_of_another_kind_is_one_line(tmp_path):
+    proc = run_cli(
+        "eval",
+        str(DATA),
+        "--out",
+        str(tmp_path / "o.jsonl"),
+        *REPLAY,
+        CASSETTE,
+        "--max-questions",
+        "3",
+    )
+    assert_clean_error(
+        proc, 2, "--max-questions is not an option of the consistency scorer", "--brevity-ratio"
+    )
+    proc = run_cli("eval", str(DATA), "--scorer", "nope")
+    assert_clean_error(proc, 2, "unknown scorer kind 'nope'", "consistency, summarization")
