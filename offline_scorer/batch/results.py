@@ -30,9 +30,13 @@ Number = float | int
 
 
 class ItemError(BaseModel):
-    """Why an item was not scored: the error's class name and its one-line message."""
+    """Why an item was not scored: the error's class name and its one-line message.
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    The evaluator writes only these two; other keys a line's error holds are kept as they are
+    (and printed by `report`), as format 1 readers did.
+    """
+
+    model_config = ConfigDict(extra="allow", frozen=True, strict=True)
 
     type: str
     message: str

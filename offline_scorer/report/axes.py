@@ -34,8 +34,3 @@ def axes_of(items: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
                 f"results line {number} lacks the axis {missing[0]!r} that the first line has"
             )
     return axes
-
-
-def axes_in(agg: Mapping[str, Any]) -> tuple[str, ...]:
-    """The axes an aggregate was made with (the keys of its "limited_by" other than ties)."""
-    return tuple(key for key in agg["limited_by"] if key not in TIES)

@@ -12,6 +12,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from offline_scorer.batch.results import ItemError
+
 # A score or axis value as a results line holds it: 1 and 1.0 print differently in the JSON.
 Number = int | float
 
@@ -115,15 +117,6 @@ class LowestItem(_Frozen):
             **self.axes,
             "limiting_axis": self.limiting_axis,
         }
-
-
-class ItemError(_Frozen):
-    """A failed item's error as its results line holds it; extra keys are kept and printed."""
-
-    model_config = ConfigDict(extra="allow")
-
-    type: str
-    message: str
 
 
 class Failure(_Frozen):
