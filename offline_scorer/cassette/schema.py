@@ -21,12 +21,13 @@ replayed evaluation. So:
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Mapping
 from typing import Any
 
 import msgpack
 import pydantic_core
+
+from offline_scorer.bytecache import BytesCache
 
 __all__ = ["canonical_schema"]
 
@@ -37,9 +38,7 @@ _JSON = json.JSONEncoder(
 _NOT_PLAIN = b"\xc0\xc4\xc5\xc6\xca\xcb"
 """msgpack's nil, bin and float markers: a value holding None, bytes or a float packs one."""
 
-_CACHE_SIZE = 256
-_cache: dict[bytes, str] = {}
-_cache_lock = threading.Lock()
+_cache = BytesCache(256)
 
 
 def canonical_schema(schema: Mapping[str, Any] | None) -> str | None:
@@ -56,8 +55,5 @@ def canonical_schema(schema: Mapping[str, Any] | None) -> str | None:
             text = pydantic_core.to_json(schema).decode("utf-8")
         else:
             text = _JSON(schema)
-        with _cache_lock:  # oldest out first, safe when threads share the cache
-            while len(_cache) >= _CACHE_SIZE:
-                _cache.pop(next(iter(_cache)))
-            _cache[packed] = text
+        _cache.put(packed, text)
     return text

@@ -17,11 +17,12 @@ from __future__ import annotations
 import functools
 import json
 import re
-import threading
 from collections.abc import Mapping
 from typing import Any
 
 import msgpack
+
+from offline_scorer.bytecache import BytesCache
 
 COMPILER = "schema-gbnf/1"
 """This compiler's name and version, in the llama_cpp backend's id (so in every cassette key).
@@ -214,9 +215,7 @@ def schema_to_gbnf(schema: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-_GRAMMAR_CACHE_SIZE = 256
-_grammar_cache: dict[bytes, str] = {}
-_grammar_cache_lock = threading.Lock()
+_grammar_cache = BytesCache(256)
 
 
 def request_grammar(schema: Mapping[str, Any] | None) -> str | None:
@@ -232,8 +231,5 @@ def request_grammar(schema: Mapping[str, Any] | None) -> str | None:
     grammar = _grammar_cache.get(cache_key)
     if grammar is None:
         grammar = schema_to_gbnf(schema)
-        with _grammar_cache_lock:  # oldest out first, safe when threads share the cache
-            while len(_grammar_cache) >= _GRAMMAR_CACHE_SIZE:
-                _grammar_cache.pop(next(iter(_grammar_cache)))
-            _grammar_cache[cache_key] = grammar
+        _grammar_cache.put(cache_key, grammar)
     return grammar
