@@ -26,6 +26,24 @@ def pinned_identity(spec: ModelSpec, backend: Backend | None = None) -> JudgeIde
     return None
 
 
+def resolve(model: str | None, backend: str | None) -> tuple[ModelSpec, Backend]:
+    """The registry entry of `model` and the backend to run it with: the one asked for, else
+    the entry's."""
+    spec = load_registry().resolve(model)
+    return spec, get_backend(backend or spec.backend)
+
+
+def require_pinned(spec: ModelSpec, backend: Backend, purpose: str) -> JudgeIdentity:
+    """The pinned identity, or a one-line ModelError saying that `purpose` needs the pins."""
+    identity = pinned_identity(spec, backend)
+    if identity is None:
+        raise ModelError(
+            f"model {spec.name!r} has no pinned sha256 and chat_template_sha256 in the "
+            f"registry; {purpose} needs both to match recorded exchanges without the model"
+        )
+    return identity
+
+
 def load_live(backend: Backend, spec: ModelSpec, options: LoadOptions) -> Judge:
     """The backend's live judge for `spec`; a missing runtime is one ModelError line."""
     try:
@@ -68,8 +86,7 @@ def open_judge(settings: JudgeSettings, sink: Sink | None = None) -> tuple[Judge
     With a `sink` (a cluster actor's), recorded exchanges go there instead of the cassette,
     which is then only read (replay and auto) and in record mode not opened at all.
     """
-    spec = load_registry().resolve(settings.model)
-    backend = get_backend(settings.backend or spec.backend)
+    spec, backend = resolve(settings.model, settings.backend)
 
     def live() -> Judge:
         options = LoadOptions(settings.threads, settings.context_size, settings.gpu_layers)
@@ -81,14 +98,10 @@ def open_judge(settings: JudgeSettings, sink: Sink | None = None) -> tuple[Judge
     path: Path | None = settings.cassette or default_cassette()
     if sink is not None and mode is RecordMode.RECORD:
         path = None
-    identity = pinned_identity(spec, backend)
     if mode is RecordMode.REPLAY:
-        if identity is None:
-            raise ModelError(
-                f"model {spec.name!r} has no pinned sha256 and chat_template_sha256 in the "
-                "registry; replay needs both to match recorded exchanges without the model"
-            )
-        return CassetteJudge(path, mode=mode, identity=identity, live=None), spec
+        pinned = require_pinned(spec, backend, "replay")
+        return CassetteJudge(path, mode=mode, identity=pinned, live=None), spec
+    identity = pinned_identity(spec, backend)
     if identity is None or mode is RecordMode.RECORD:
         judge = live()
         if judge.identity is None:

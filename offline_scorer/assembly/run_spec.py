@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from offline_scorer.assembly.open import JudgeSettings, open_judge, pinned_identity
-from offline_scorer.backends import get_backend
+from offline_scorer.assembly.open import JudgeSettings, open_judge, pinned_identity, resolve
+from offline_scorer.backends import Backend
 from offline_scorer.cassette.judge import RecordMode, Sink
 from offline_scorer.errors import ModelError
 from offline_scorer.judging.protocol import (
@@ -69,14 +69,17 @@ class RunSpec:
         """The registry entry of the judge's model (no file read)."""
         return load_registry().resolve(self.judge.model)
 
+    def backend(self) -> Backend:
+        """The backend the judge runs on: the one asked for, else the registry entry's."""
+        return resolve(self.judge.model, self.judge.backend)[1]
+
     def pinned_sha256(self) -> str | None:
         return self.model().sha256
 
     def pinned_identity(self) -> JudgeIdentity | None:
         """The judge's identity from the registry's pins, without loading the model; None
         when the registry does not pin it (a GGUF given by path)."""
-        model = self.model()
-        return pinned_identity(model, get_backend(self.judge.backend or model.backend))
+        return pinned_identity(*resolve(self.judge.model, self.judge.backend))
 
     def identity(self) -> JudgeIdentity | None:
         """The judge's identity: the registry's pins when it has them, else read from the

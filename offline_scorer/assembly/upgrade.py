@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from offline_scorer.assembly.open import pinned_identity
-from offline_scorer.backends import Backend, get_backend
+from offline_scorer.assembly.open import require_pinned, resolve
+from offline_scorer.backends import Backend
 from offline_scorer.backends.llama_cpp.gbnf import request_grammar
 from offline_scorer.batch.datasets import DataItem, Item
 from offline_scorer.cassette.judge import CassetteJudge, Recorded, RecordMode
@@ -35,7 +35,6 @@ from offline_scorer.errors import (
     CassetteFileError,
     CassetteMissError,
     InputError,
-    ModelError,
     OfflineScorerError,
 )
 from offline_scorer.files import temp_name
@@ -46,7 +45,6 @@ from offline_scorer.judging.protocol import (
     JudgeIdentity,
     JudgeRequest,
 )
-from offline_scorer.models.registry import load_registry
 from offline_scorer.scorers.protocol import Scorer
 
 __all__ = ["UpgradeReport", "upgrade_cassette"]
@@ -152,18 +150,6 @@ class _FromOld(JudgeBase):
         return completion
 
 
-def _pinned(model: str | None, backend_name: str | None) -> tuple[JudgeIdentity, Backend]:
-    spec = load_registry().resolve(model)
-    backend = get_backend(backend_name or spec.backend)
-    identity = pinned_identity(spec, backend)
-    if identity is None:
-        raise ModelError(
-            f"model {spec.name!r} has no pinned sha256 and chat_template_sha256 in the "
-            "registry; upgrade needs both to compute keys without the model"
-        )
-    return identity, backend
-
-
 def _check_paths(old: Path, new: Path, overwrite: bool) -> None:
     if not old.is_file():
         raise InputError(f"no such cassette: {old}")
@@ -190,7 +176,8 @@ def upgrade_cassette(
     CassetteMissError naming the item and what differs from the closest record.
     """
     _check_paths(old, new, overwrite)
-    identity, chosen = _pinned(model, backend)
+    spec, chosen = resolve(model, backend)
+    identity = require_pinned(spec, chosen, "upgrade")
     scratch = temp_name(new)
     try:
         with CassetteFile(old, create=False) as source:

@@ -44,7 +44,6 @@ def calibrate_command(
     `faithful`) and set the model's verdict threshold to the one that best separates them."""
     from tqdm import tqdm
 
-    from offline_scorer.backends import get_backend
     from offline_scorer.batch.datasets import load_dataset
     from offline_scorer.calibration import calibrate, collect, probability_reader, write_threshold
     from offline_scorer.models.registry import SHIPPED_REGISTRY
@@ -57,8 +56,7 @@ def calibrate_command(
     rows = load_dataset(labelled)
     if not rows:
         raise InputError(f"{labelled} has no rows")
-    spec = run.model()
-    backend = get_backend(run.judge.backend or spec.backend)
+    backend = run.backend()
     if not backend.verdict_probabilities:
         raise ConfigError(
             f"the {backend.name} backend gives no verdict probabilities, so it cannot be "

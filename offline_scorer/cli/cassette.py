@@ -16,7 +16,6 @@ from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.cassette.store.salvage import repair, verify
 from offline_scorer.cli.options import ScorerChoice, model_options, scorer_options
 from offline_scorer.errors import CassetteFileError, InputError, OfflineScorerError
-from offline_scorer.scorers.registry import get_spec
 
 _path = click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 
@@ -189,16 +188,16 @@ def upgrade_command(
 
     Give the scorer kind and options, model and backend it was recorded with.
     """
+    from offline_scorer.assembly.run_spec import RunSpec
     from offline_scorer.assembly.upgrade import upgrade_cassette
     from offline_scorer.batch.datasets import iter_dataset
 
-    spec = get_spec(scorer.kind)
-    options = scorer.options()
+    recipe = RunSpec.of(scorer.kind, scorer.options())
     report = upgrade_cassette(
         old,
         new,
         iter_dataset(data),
-        lambda judge: spec.build(judge, options),
+        recipe.scorer_on,
         model=model,
         backend=backend,
         overwrite=overwrite,
