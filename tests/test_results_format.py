@@ -35,6 +35,22 @@ def _first() -> dict:
     return _golden()[0]
 
 
+def _resume_replay(data, out):
+    """`eval DATA --out OUT --resume`, replaying the fixture cassette."""
+    cassette = "fixtures/cassettes/fixtures.oscas"
+    return run_cli(
+        "eval",
+        str(data),
+        "--out",
+        str(out),
+        "--resume",
+        "--record-mode",
+        "replay",
+        "--cassette",
+        cassette,
+    )
+
+
 def _v1(record: dict) -> dict:
     """A format 2 line as offline-scorer 0.2 wrote it (format 1)."""
     old = {k: record[k] for k in ("id", "line", "digest", "status", "score")}
@@ -84,17 +100,7 @@ def test_resume_refuses_a_format_1_file_with_what_to_do(tmp_path):
     out = tmp_path / "old.jsonl"
     out.write_text("".join(json.dumps(_v1(r)) + "\n" for r in lines[:3]), encoding="utf-8")
     before = out.read_bytes()
-    proc = run_cli(
-        "eval",
-        "fixtures/pairs.jsonl",
-        "--out",
-        str(out),
-        "--resume",
-        "--record-mode",
-        "replay",
-        "--cassette",
-        "fixtures/cassettes/fixtures.oscas",
-    )
+    proc = _resume_replay("fixtures/pairs.jsonl", out)
     assert_clean_error(proc, 2, "results format 1", "--overwrite")
     assert out.read_bytes() == before
 
@@ -145,17 +151,7 @@ def test_resume_refuses_results_of_other_data(tmp_path):
     rows[0]["id"] = "someone-else"
     data = tmp_path / "pairs.jsonl"
     data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    proc = run_cli(
-        "eval",
-        str(data),
-        "--out",
-        str(out),
-        "--resume",
-        "--record-mode",
-        "replay",
-        "--cassette",
-        "fixtures/cassettes/fixtures.oscas",
-    )
+    proc = _resume_replay(data, out)
     assert_clean_error(proc, 2, "does not match item 1")
     assert out.read_bytes() == golden
 
