@@ -65,15 +65,9 @@ class UpgradeReport:
     """Records of the old cassette no request asked for, by step (in step order of the file)."""
 
 
-@dataclass(frozen=True)
-class _Old:
-    """What a first pass over the old cassette says about how to read it."""
-
-    formats: Counter[int]
-    legacy_ids: tuple[str, ...]  # the backend's former ids its format-2 records name
-
-
-def _survey(old: CassetteFile, backend: Backend) -> _Old:
+def _legacy_ids(old: CassetteFile, backend: Backend) -> tuple[str, ...]:
+    """The backend's former ids that the old cassette's format-2 records name, after checking
+    that it holds something this backend can upgrade."""
     formats: Counter[int] = Counter()
     ids: set[str] = set()
     for key, payload in old.iter_exchanges():
@@ -92,7 +86,7 @@ def _survey(old: CassetteFile, backend: Backend) -> _Old:
             f"{path} was not recorded by the {backend.name} backend (its records name "
             f"{', '.join(sorted(ids))}); upgrade it with the backend it was recorded with"
         )
-    return _Old(formats, legacy)
+    return legacy
 
 
 class _FromOld(JudgeBase):
@@ -181,10 +175,10 @@ def upgrade_cassette(
     scratch = temp_name(new)
     try:
         with CassetteFile(old, create=False) as source:
-            survey = _survey(source, chosen)
+            legacy_ids = _legacy_ids(source, chosen)
             recorder = CassetteJudge(scratch, mode=RecordMode.RECORD, identity=identity)
             with recorder:
-                judge = _FromOld(source, identity, survey.legacy_ids, recorder)
+                judge = _FromOld(source, identity, legacy_ids, recorder)
                 failed, skipped = _score(items, make_scorer(judge), old)
             unreached = Counter(
                 str(payload.get("step"))

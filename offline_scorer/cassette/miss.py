@@ -68,7 +68,8 @@ def old_format(path: Path, key_format: int) -> str | None:
             f"{path} was recorded with cassette key format 2, which keyed the llama.cpp grammar "
             f"text where format {KEY_FORMAT} keys the output schema; convert it with "
             f"`offline-scorer cassette upgrade {path} --data DATA.jsonl --out NEW.oscas` "
-            "(DATA: the dataset it was recorded from, with the same options)"
+            "(DATA: the dataset it was recorded from, with the same options), or re-record it "
+            "with --record-mode record"
         )
     return None
 

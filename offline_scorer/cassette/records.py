@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from offline_scorer.cassette.fields import FIELDS, KeyField, require
+from offline_scorer.cassette.fields import FIELDS, require
 from offline_scorer.cassette.key import KeyParts
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import CassetteFileError
@@ -45,15 +45,12 @@ def to_payload(
         "step": step,
         "request": {
             f.name: f.store(getattr(parts, f.name), cassette)
-            for f in _fields_of_format(parts.key_format)
+            for f in FIELDS
+            if f.in_format(parts.key_format)
         },
         "response": _response(completion),
         "meta": dict(meta),
     }
-
-
-def _fields_of_format(key_format: int) -> tuple[KeyField, ...]:
-    return tuple(f for f in FIELDS if f.in_format(key_format))
 
 
 def _response(completion: Completion) -> dict[str, Any]:
