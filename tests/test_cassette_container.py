@@ -700,3 +700,53 @@ def test_flood_of_fake_markers_stays_bounded(tmp_path):
         CassetteFile.open(path, create=False)
     assert repair(path).kept_records == 0
     assert time.monotonic() - started < 5
+
+
+def test_replay_reads_one_field_as_strictly_as_the_whole_map():
+    """`decode_exchange_field` (replay's read) agrees with `decode` on every recorded exchange."""
+    from offline_scorer.cassette.store.codec import decode, decode_exchange_field
+
+    with CassetteFile.open(ROOT / "fixtures/cassettes/fixtures.oscas", create=False) as cas:
+        for exchange_key, whole in cas.iter_exchanges():
+            assert cas.get_exchange_field(exchange_key, "response") == (True, whole["response"])
+            assert cas.get_exchange_field(exchange_key, "absent") == (True, None)
+            payload = msgpack.packb(whole, use_bin_type=True)
+            assert decode_exchange_field(payload, "step") == decode(payload)["step"]
+        assert cas.get_exchange_field(key(99), "response") == (False, None)
+
+
+@pytest.mark.parametrize(
+    ("payload", "message"),
+    [
+        (msgpack.packb([1, 2]), "exchange payload is not a map"),
+        (msgpack.packb({"a": 1}) + b"\x01", "extra data after the map"),
+        (b"\x82\xa1a\x01\xa1a\x02", "duplicate map key"),
+        (b"\x81\xc4\x01a\x01", "map key of type bytes"),
+        (msgpack.packb({"response": {"t": b"x"}}, use_bin_type=True), "payload['response']"),
+        (b"\x81", "not valid msgpack"),
+    ],
+)
+def test_replay_field_read_turns_every_defect_into_damage(payload, message):
+    from offline_scorer.cassette.store.codec import decode_exchange_field
+    from offline_scorer.cassette.store.errors import Damage
+
+    with pytest.raises(Damage) as caught:
+        decode_exchange_field(payload, "response")
+    assert message in caught.value.what
+
+
+def test_a_response_breaking_the_type_rules_is_corruption_on_replay(tmp_path):
+    """A well-framed record (valid CRC) whose response holds bytes: replay names the damage."""
+    from offline_scorer.cassette.store.frames import KIND_EXCHANGE, frame
+
+    path = tmp_path / "c.cassette"
+    with CassetteFile.open(path, create=True):
+        pass
+    bad = msgpack.packb({"response": {"text": b"x"}, "step": "s"}, use_bin_type=True)
+    with path.open("ab") as out:
+        out.write(frame(KIND_EXCHANGE, key(1), bad))
+    with (
+        CassetteFile.open(path, create=False) as cas,
+        pytest.raises(CassetteCorruptError, match="type rules"),
+    ):
+        cas.get_exchange_field(key(1), "response")

@@ -19,7 +19,7 @@ from typing import Any
 from offline_scorer.cassette.key import key_parts
 from offline_scorer.cassette.miss import describe_miss
 from offline_scorer.cassette.modes import MODE_ENV, RecordMode, forced_mode, parse_mode
-from offline_scorer.cassette.records import response_completion, to_payload
+from offline_scorer.cassette.records import replayed_completion, to_payload
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import CassetteMissError
 from offline_scorer.judging.protocol import (
@@ -121,11 +121,11 @@ class CassetteJudge(JudgeBase):
         if self.cassette is not None and self.mode in (RecordMode.REPLAY, RecordMode.AUTO):
             parts = key_parts(request, self.identity)
             key = parts.digest()
-            payload = self.cassette.get_exchange(key)
-            if payload is not None:
+            found, response = self.cassette.get_exchange_field(key, "response")
+            if found:
                 self.hits += 1
-                return response_completion(
-                    self.cassette, key, payload, self.identity.verdict_threshold
+                return replayed_completion(
+                    self.cassette, key, response, self.identity.verdict_threshold
                 )
             if self.mode is RecordMode.REPLAY:
                 raise CassetteMissError(describe_miss(self.cassette, request.step, parts))

@@ -98,8 +98,16 @@ def _completion(payload: Mapping[str, Any], threshold: float | None, where: str)
 def response_completion(
     cassette: CassetteFile, key: bytes, payload: Mapping[str, Any], threshold: float | None
 ) -> Completion:
-    """Just the recorded answer: the replay hot path, which need not expand the request."""
+    """Just the recorded answer of a whole exchange map, without expanding its request."""
+    return replayed_completion(cassette, key, payload.get("response"), threshold)
+
+
+def replayed_completion(
+    cassette: CassetteFile, key: bytes, response: object, threshold: float | None
+) -> Completion:
+    """The recorded answer from an exchange's "response" field alone: the replay hot path."""
     try:
+        payload = {} if response is None else {"response": response}
         return _completion(payload, threshold, "exchange")
     except ValueError as error:
         raise CassetteFileError(

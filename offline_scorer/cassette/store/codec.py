@@ -8,6 +8,10 @@ Payloads may hold only None, bool, int, float, str, list and str-keyed dict, nes
 * Reading (`decode`) treats the bytes as untrusted: strict unpacking with size limits, then the
   type rules are checked in place without a copy, because reading is the replay hot path. Every
   failure becomes `Damage`.
+* Replay needs one field of an exchange map, its response, and not the request it was keyed by
+  (the key already proves that). `decode_exchange_field` walks the top-level map with msgpack's
+  C skipper and decodes just that field, as strictly as `decode` would; the skipped values are
+  still parsed as msgpack, and `cassette verify` decodes everything.
 """
 
 from __future__ import annotations
@@ -19,7 +23,15 @@ import msgpack
 
 from offline_scorer.cassette.store.errors import Damage
 
-__all__ = ["MAX_DEPTH", "blob_key", "decode", "decode_blob", "decode_exchange", "pack"]
+__all__ = [
+    "MAX_DEPTH",
+    "blob_key",
+    "decode",
+    "decode_blob",
+    "decode_exchange",
+    "decode_exchange_field",
+    "pack",
+]
 
 MAX_DEPTH = 16
 """Deepest container nesting in a payload (the top-level map is depth 1)."""
@@ -154,6 +166,56 @@ def decode_exchange(payload: bytes) -> dict[str, object]:
     if not isinstance(value, dict):
         raise Damage(f"exchange payload is a {type(value).__name__}, not a map")
     return value
+
+
+def decode_exchange_field(payload: bytes, name: str) -> object | None:
+    """One top-level field of an exchange map, decoded strictly (None: the map has no such field).
+
+    The map itself is checked as `decode_exchange` would (a map, str keys, no duplicates, nothing
+    after it); the other fields are parsed and skipped, not decoded.
+    """
+    limit = len(payload)
+    span: tuple[int, int] | None = None
+    try:
+        unpacker = msgpack.Unpacker(
+            raw=False,
+            strict_map_key=True,
+            ext_hook=_reject_ext,
+            max_buffer_size=max(limit, 1),
+            max_str_len=limit,
+            max_bin_len=limit,
+            max_array_len=limit,
+            max_map_len=limit,
+            max_ext_len=limit,
+        )
+        unpacker.feed(payload)
+        count = unpacker.read_map_header()
+        seen: set[object] = set()
+        for _ in range(count):
+            key = unpacker.unpack()
+            if type(key) is not str:
+                raise Damage(f"exchange payload has a map key of type {type(key).__name__}")
+            if key in seen:
+                raise Damage("payload is not valid msgpack (duplicate map key)")
+            seen.add(key)
+            start = unpacker.tell()
+            unpacker.skip()
+            if key == name:
+                span = (start, unpacker.tell())
+        if unpacker.tell() != limit:
+            raise Damage("payload is not valid msgpack (extra data after the map)")
+    except msgpack.UnpackValueError as exc:
+        if "Unexpected type header" in str(exc):  # read_map_header on a non-map
+            raise Damage("exchange payload is not a map") from None
+        raise Damage(f"payload is not valid msgpack ({_one_line(exc)})") from None
+    except (ValueError, TypeError, OverflowError, RecursionError, msgpack.UnpackException) as exc:
+        raise Damage(f"payload is not valid msgpack ({_one_line(exc)})") from None
+    if span is None:
+        return None
+    try:
+        return decode(payload[span[0] : span[1]])
+    except Damage as damage:
+        raise Damage(damage.what.replace("(payload", f"(payload[{name!r}]", 1)) from None
 
 
 def decode_blob(key: bytes, payload: bytes) -> str:

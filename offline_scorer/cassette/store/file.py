@@ -18,7 +18,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Self
 
-from offline_scorer.cassette.store.codec import blob_key, decode_blob, decode_exchange
+from offline_scorer.cassette.store.codec import (
+    blob_key,
+    decode_blob,
+    decode_exchange,
+    decode_exchange_field,
+)
 from offline_scorer.cassette.store.errors import CassetteCorruptError, CassetteError, Damage
 from offline_scorer.cassette.store.frames import (
     HEADER_OFFSET,
@@ -231,6 +236,20 @@ class CassetteFile:
         """The latest exchange recorded under `key`, or None if there is none."""
         entry = self._exchanges.get(key)
         return None if entry is None else self._exchange(entry)
+
+    def get_exchange_field(self, key: bytes, name: str) -> tuple[bool, object | None]:
+        """One top-level field of the latest exchange under `key`: (found, value).
+
+        Replay's read: it decodes only what it uses (see `codec.decode_exchange_field`). `found`
+        is False when no exchange has this key; the value is None when the record lacks the field.
+        """
+        entry = self._exchanges.get(key)
+        if entry is None:
+            return False, None
+        try:
+            return True, decode_exchange_field(self._payload(entry, KIND_EXCHANGE), name)
+        except Damage as damage:
+            raise self._corrupt(entry[1], damage.what) from None
 
     def has_exchange(self, key: bytes) -> bool:
         return key in self._exchanges

@@ -13,10 +13,11 @@ import functools
 import re
 
 # Sentence ends: . ! ? (with closing quotes or brackets) followed by space (group 1: what
-# follows the mark), or a run of whitespace holding a line break. Both branches start with a
-# character class rather than a look-behind, which lets the regex engine skip ahead: the split
-# is a fifth of a replayed evaluation of a new document.
-_SENTENCE_END = re.compile(r"[.!?]([\"')\]]*\s+)|[^\S\n]*\n\s*")
+# follows the mark), or a line break and the whitespace after it. Both branches start with a
+# rare character rather than a look-behind or a space, which lets the regex engine skip ahead:
+# the split is a fifth of a replayed evaluation of a new document. Spaces before a line break
+# stay with the sentence and go when it is cleaned.
+_SENTENCE_END = re.compile(r"[.!?]([\"')\]]*\s+)|\n\s*")
 _ABBREVIATIONS = frozenset(
     "mr mrs ms dr prof st jr sr vs etc inc ltd co corp no fig e.g i.e u.s u.k approx est".split()  # noqa: SIM905
 )

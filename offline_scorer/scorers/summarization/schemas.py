@@ -88,11 +88,25 @@ def _schema(model: type[BaseModel]) -> dict[str, Any]:
     return json.loads(_schema_json(model))  # a fresh copy: callers may modify it
 
 
-@functools.lru_cache(maxsize=1)
-def _preprocess_json() -> str:
+@functools.cache
+def _preprocess_template() -> dict[str, Any]:
     schema = _schema(PreprocessOutput)
     _text(schema["properties"]["alignment"]["items"]["properties"]["reason"], MAX_REASON_CHARS)
-    return json.dumps(schema)
+    return schema
+
+
+def _with_prefix(array: dict[str, Any], field: str, values: Sequence[str]) -> dict[str, Any]:
+    """An array schema whose items are the template's item with `field` fixed to each value.
+
+    Key order is the order the same edits in place would give (`items` moved after
+    `prefixItems`), because the cassette key holds the schema with its key order.
+    """
+    item = array["items"]
+    properties = item["properties"]
+    prefix = [{**item, "properties": {**properties, field: {"const": value}}} for value in values]
+    out = {key: value for key, value in array.items() if key != "items"}
+    out.update(prefixItems=prefix, items=False, minItems=len(prefix), maxItems=len(prefix))
+    return out
 
 
 def preprocess_schema(
@@ -102,48 +116,44 @@ def preprocess_schema(
 
     Questions are a set drawn from the candidates (`uniqueItems` over an `enum`), as many as
     `max_questions` allows and the source offers, so the judge chooses which facts to ask about
-    but cannot invent, cut or repeat one. Treat the result as read-only.
+    but cannot invent, cut or repeat one.
+
+    Built per request (replay builds one per evaluation) by copying only the path that changes
+    from a cached template, so the result shares its other parts with every other request's:
+    treat it as read-only.
     """
-    schema = json.loads(_preprocess_json())
-    alignment = schema["properties"]["alignment"]
-    item = alignment.pop("items")
-    properties = item["properties"]
-    prefix = [{**item, "properties": {**properties, "claim": {"const": claim}}} for claim in claims]
-    alignment.update(prefixItems=prefix, items=False, minItems=len(prefix), maxItems=len(prefix))
+    template = _preprocess_template()
+    properties = template["properties"]
     count = min(max_questions, len(candidates))
-    schema["properties"]["questions"] = {
+    questions = {
         "type": "array",
         "items": {"enum": list(candidates)},
         "uniqueItems": True,
         "minItems": count,
         "maxItems": count,
     }
-    return schema
+    alignment = _with_prefix(properties["alignment"], "claim", claims)
+    changed = {"alignment": alignment, "questions": questions}
+    return {**template, "properties": {**properties, **changed}}
 
 
-@functools.lru_cache(maxsize=1)
-def _coverage_json() -> str:
+@functools.cache
+def _coverage_template() -> dict[str, Any]:
     schema = _schema(CoverageOutput)
     _text(schema["properties"]["coverage"]["items"]["properties"]["reason"], MAX_REASON_CHARS)
-    return json.dumps(schema)
+    return schema
 
 
 def coverage_schema(questions: Sequence[str]) -> dict[str, Any]:
     """Exactly one verdict per asked question, in order, each echoing its question verbatim.
 
-    Built per request (replay builds one per evaluation), so the verdicts of one schema share
-    their unchanging parts instead of each parsing a fresh copy; treat the result as read-only.
+    Shares its unchanging parts with the cached template, as `preprocess_schema` does: treat
+    the result as read-only.
     """
-    schema = json.loads(_coverage_json())
-    coverage = schema["properties"]["coverage"]
-    item = coverage.pop("items")
-    properties = item["properties"]
-    prefix = [
-        {**item, "properties": {**properties, "question": {"const": question}}}
-        for question in questions
-    ]
-    coverage.update(prefixItems=prefix, items=False, minItems=len(prefix), maxItems=len(prefix))
-    return schema
+    template = _coverage_template()
+    properties = template["properties"]
+    coverage = _with_prefix(properties["coverage"], "question", questions)
+    return {**template, "properties": {**properties, "coverage": coverage}}
 
 
 @functools.lru_cache(maxsize=1)
