@@ -23,8 +23,12 @@
 //           each prompt step), so Mastra sends response_format {type: "json_schema", ...}.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { createSummarizationScorer } from "@mastra/evals/scorers/prebuilt";
+
+// No usage telemetry from @mastra/core (it has a PostHog client, off when this is set); the
+// packages are imported after setting it.
+process.env.MASTRA_TELEMETRY_DISABLED ??= "1";
+const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+const { createSummarizationScorer } = await import("@mastra/evals/scorers/prebuilt");
 
 const { values: args } = parseArgs({
   options: {

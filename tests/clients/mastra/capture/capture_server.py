@@ -9,7 +9,11 @@ sentences, questions = the source's sentences turned into questions, coverage ec
 questions, the reason is one sentence), so Mastra goes through all three steps.
 
     python3 capture_server.py OUT_DIR [PORT]     # prints "listening on http://127.0.0.1:PORT"
+
+With CAPTURE_BAD_FIRST=N in the environment the first N requests get a non-JSON answer, to see
+Mastra's structured-output fallback request (a 4th request, schema in the system message).
 """
+import os
 
 import json
 import re
@@ -91,6 +95,8 @@ class Handler(BaseHTTPRequestHandler):
             json.dumps({"method": self.command, "path": self.path, "headers": headers}, indent=2)
             + "\n")
         content = answer_for(body)
+        if n <= int(os.environ.get("CAPTURE_BAD_FIRST", "0")):
+            content = "Sure! Here is my answer: the summary looks fine."
         created = int(time.time())
         rid = f"chatcmpl-capture-{n}"
         model = body.get("model", "capture")
