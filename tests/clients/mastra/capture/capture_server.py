@@ -13,9 +13,9 @@ questions, the reason is one sentence), so Mastra goes through all three steps.
 With CAPTURE_BAD_FIRST=N in the environment the first N requests get a non-JSON answer, to see
 Mastra's structured-output fallback request (a 4th request, schema in the system message).
 """
-import os
 
 import json
+import os
 import re
 import sys
 import threading
@@ -58,22 +58,31 @@ def answer_for(body):
             {"claim": s, "supported": True, "reason": "The source states this."}
             for s in sentences(summary)
         ]
-        questions = [f"Does the source state that {s[0].lower()}{s[1:].rstrip('.')}?"
-                     for s in sentences(source)[:10]]
+        questions = [
+            f"Does the source state that {s[0].lower()}{s[1:].rstrip('.')}?"
+            for s in sentences(source)[:10]
+        ]
         return json.dumps({"alignment": alignment, "questions": questions})
     if "Decide whether each question can be answered from the summary below." in prompt:
-        block = between(prompt, "\n\nQuestions:\n", "\n\nSet \"answered\"")
+        block = between(prompt, "\n\nQuestions:\n", '\n\nSet "answered"')
         qs = [re.sub(r"^\[\d+\] ", "", line) for line in block.split("\n") if line]
         coverage = [
-            {"question": q, "answered": i % 2 == 0, "reason": "The summary says so." if i % 2 == 0
-             else "The summary does not mention it."}
+            {
+                "question": q,
+                "answered": i % 2 == 0,
+                "reason": "The summary says so."
+                if i % 2 == 0
+                else "The summary does not mention it.",
+            }
             for i, q in enumerate(qs)
         ]
         return json.dumps({"coverage": coverage})
     if "Explain the summarization score for the given summary." in prompt:
         score = between(prompt, "\nScore: ", " out of ")
-        return (f"The score is {score} because coverage was the weaker axis: the summary leaves "
-                "out several facts the source states.")
+        return (
+            f"The score is {score} because coverage was the weaker axis: the summary leaves "
+            "out several facts the source states."
+        )
     return json.dumps({"note": "unrecognised prompt"})
 
 
@@ -93,7 +102,8 @@ class Handler(BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         (OUT / f"{n:03d}.headers.json").write_text(
             json.dumps({"method": self.command, "path": self.path, "headers": headers}, indent=2)
-            + "\n")
+            + "\n"
+        )
         content = answer_for(body)
         if n <= int(os.environ.get("CAPTURE_BAD_FIRST", "0")):
             content = "Sure! Here is my answer: the summary looks fine."
@@ -102,12 +112,22 @@ class Handler(BaseHTTPRequestHandler):
         model = body.get("model", "capture")
         usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
         if not body.get("stream"):
-            out = json.dumps({
-                "id": rid, "object": "chat.completion", "created": created, "model": model,
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                             "finish_reason": "stop"}],
-                "usage": usage,
-            }).encode()
+            out = json.dumps(
+                {
+                    "id": rid,
+                    "object": "chat.completion",
+                    "created": created,
+                    "model": model,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": content},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                    "usage": usage,
+                }
+            ).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(out)))
@@ -121,20 +141,30 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
         def chunk(delta, finish=None, **extra):
-            obj = {"id": rid, "object": "chat.completion.chunk", "created": created,
-                   "model": model,
-                   "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+            obj = {
+                "id": rid,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
             obj.update(extra)
             self.wfile.write(f"data: {json.dumps(obj)}\n\n".encode())
             self.wfile.flush()
 
         chunk({"role": "assistant", "content": ""})
         for i in range(0, len(content), 40):
-            chunk({"content": content[i:i + 40]})
+            chunk({"content": content[i : i + 40]})
         chunk({}, "stop")
         if (body.get("stream_options") or {}).get("include_usage"):
-            obj = {"id": rid, "object": "chat.completion.chunk", "created": created,
-                   "model": model, "choices": [], "usage": usage}
+            obj = {
+                "id": rid,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": model,
+                "choices": [],
+                "usage": usage,
+            }
             self.wfile.write(f"data: {json.dumps(obj)}\n\n".encode())
         self.wfile.write(b"data: [DONE]\n\n")
         self.wfile.flush()
