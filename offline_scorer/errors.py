@@ -54,3 +54,7 @@ class ClusterError(OfflineScorerError):
     """The Ray cluster cannot run the job: not reachable, too small, or every actor lost."""
 
     exit_code = 7
+
+
+class SchemaError(InputError):
+    """A request's output schema uses a construct the backend's constraint compiler cannot run."""

@@ -703,16 +703,16 @@ def test_flood_of_fake_markers_stays_bounded(tmp_path):
 
 
 def test_replay_reads_one_field_as_strictly_as_the_whole_map():
-    """`decode_exchange_field` (replay's read) agrees with `decode` on every recorded exchange."""
-    from offline_scorer.cassette.store.codec import decode, decode_exchange_field
+    """`decode_exchange_fields` (replay's read) agrees with `decode` on every recorded exchange."""
+    from offline_scorer.cassette.store.codec import decode, decode_exchange_fields
 
     with CassetteFile.open(ROOT / "fixtures/cassettes/fixtures.oscas", create=False) as cas:
         for exchange_key, whole in cas.iter_exchanges():
-            assert cas.get_exchange_field(exchange_key, "response") == (True, whole["response"])
-            assert cas.get_exchange_field(exchange_key, "absent") == (True, None)
+            got = cas.get_exchange_fields(exchange_key, ("response", "meta", "absent"))
+            assert got == {"response": whole["response"], "meta": whole["meta"]}
             payload = msgpack.packb(whole, use_bin_type=True)
-            assert decode_exchange_field(payload, "step") == decode(payload)["step"]
-        assert cas.get_exchange_field(key(99), "response") == (False, None)
+            assert decode_exchange_fields(payload, ("step",)) == {"step": decode(payload)["step"]}
+        assert cas.get_exchange_fields(key(99), ("response",)) is None
 
 
 @pytest.mark.parametrize(
@@ -727,11 +727,11 @@ def test_replay_reads_one_field_as_strictly_as_the_whole_map():
     ],
 )
 def test_replay_field_read_turns_every_defect_into_damage(payload, message):
-    from offline_scorer.cassette.store.codec import decode_exchange_field
+    from offline_scorer.cassette.store.codec import decode_exchange_fields
     from offline_scorer.cassette.store.errors import Damage
 
     with pytest.raises(Damage) as caught:
-        decode_exchange_field(payload, "response")
+        decode_exchange_fields(payload, ("response",))
     assert message in caught.value.what
 
 
@@ -749,4 +749,4 @@ def test_a_response_breaking_the_type_rules_is_corruption_on_replay(tmp_path):
         CassetteFile.open(path, create=False) as cas,
         pytest.raises(CassetteCorruptError, match="type rules"),
     ):
-        cas.get_exchange_field(key(1), "response")
+        cas.get_exchange_fields(key(1), ("response",))

@@ -5,9 +5,10 @@ without touching this code. Looking a backend up never imports its model runtime
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import Protocol
+from typing import Any, Protocol
 
 from offline_scorer.errors import ConfigError
 from offline_scorer.judging.protocol import Judge
@@ -37,6 +38,11 @@ class Backend(Protocol):
     verdict_probabilities: bool  # whether its completions carry P(true) per verdict
 
     def load(self, spec: ModelSpec, options: LoadOptions) -> Judge: ...
+
+    def schema_problem(self, schema: Mapping[str, Any]) -> str | None:
+        """Why this backend cannot decode under `schema` (None: it can), without a model: a
+        server refuses such a request before it waits for the model."""
+        ...
 
 
 def backend_names() -> list[str]:

@@ -19,7 +19,7 @@ from typing import Any
 from offline_scorer.cassette.key import key_parts
 from offline_scorer.cassette.miss import describe_miss
 from offline_scorer.cassette.modes import MODE_ENV, RecordMode, forced_mode, parse_mode
-from offline_scorer.cassette.records import replayed_completion, to_payload
+from offline_scorer.cassette.records import REPLAYED_FIELDS, replayed_completion, to_payload
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import CassetteMissError
 from offline_scorer.judging.protocol import (
@@ -121,11 +121,11 @@ class CassetteJudge(JudgeBase):
         if self.cassette is not None and self.mode in (RecordMode.REPLAY, RecordMode.AUTO):
             parts = key_parts(request, self.identity)
             key = parts.digest()
-            found, response = self.cassette.get_exchange_field(key, "response")
-            if found:
+            fields = self.cassette.get_exchange_fields(key, REPLAYED_FIELDS)
+            if fields is not None:
                 self.hits += 1
                 return replayed_completion(
-                    self.cassette, key, response, self.identity.verdict_threshold
+                    self.cassette, key, fields, self.identity.verdict_threshold
                 )
             if self.mode is RecordMode.REPLAY:
                 raise CassetteMissError(describe_miss(self.cassette, request.step, parts))

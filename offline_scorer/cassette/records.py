@@ -9,6 +9,7 @@ the hex sha256 of their text, so a shared system prompt costs its bytes once per
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +18,7 @@ from offline_scorer.cassette.fields import FIELDS, require
 from offline_scorer.cassette.key import KeyParts
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import CassetteFileError
-from offline_scorer.judging.protocol import Completion
+from offline_scorer.judging.protocol import Completion, Usage
 
 
 @dataclass(frozen=True)
@@ -95,20 +96,33 @@ def _completion(payload: Mapping[str, Any], threshold: float | None, where: str)
     return Completion(text, tuple(found), threshold)
 
 
+def _usage(meta: Mapping[str, Any]) -> Usage | None:
+    counts = [meta.get(name) for name in ("prompt_tokens", "completion_tokens", "forced_tokens")]
+    ints = [count for count in counts if type(count) is int and count >= 0]
+    return Usage(*ints) if len(ints) == len(counts) else None
+
+
 def response_completion(
     cassette: CassetteFile, key: bytes, payload: Mapping[str, Any], threshold: float | None
 ) -> Completion:
     """Just the recorded answer of a whole exchange map, without expanding its request."""
-    return replayed_completion(cassette, key, payload.get("response"), threshold)
+    return replayed_completion(cassette, key, payload, threshold)
+
+
+REPLAYED_FIELDS = ("response", "meta")
+"""What replay reads of an exchange record (`CassetteFile.get_exchange_fields`)."""
 
 
 def replayed_completion(
-    cassette: CassetteFile, key: bytes, response: object, threshold: float | None
+    cassette: CassetteFile, key: bytes, fields: Mapping[str, Any], threshold: float | None
 ) -> Completion:
-    """The recorded answer from an exchange's "response" field alone: the replay hot path."""
+    """The recorded answer, with its token counts, from an exchange's `REPLAYED_FIELDS`: the
+    replay hot path. A replayed completion is the recorded one, usage included."""
     try:
-        payload = {} if response is None else {"response": response}
-        return _completion(payload, threshold, "exchange")
+        completion = _completion(fields, threshold, "exchange")
+        meta = fields.get("meta")
+        usage = _usage(meta) if isinstance(meta, Mapping) else None
+        return completion if usage is None else dataclasses.replace(completion, usage=usage)
     except ValueError as error:
         raise CassetteFileError(
             f"{cassette.path}: malformed exchange record {key.hex()[:12]}: {error}"

@@ -5,7 +5,8 @@ Importing this package does not import llama-cpp-python; loading a model does.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from offline_scorer.backends.llama_cpp.gbnf import COMPILER
 
@@ -43,6 +44,11 @@ class LlamaCppBackend:
             context_size=options.context_size,
             gpu_layers=options.gpu_layers,
         )
+
+    def schema_problem(self, schema: Mapping[str, Any]) -> str | None:
+        from offline_scorer.backends.llama_cpp.schema_source import schema_problem
+
+        return schema_problem(schema)
 
 
 backend = LlamaCppBackend()

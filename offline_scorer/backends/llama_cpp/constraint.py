@@ -17,13 +17,19 @@ from offline_scorer.errors import GenerationError
 
 
 class GrammarConstraint:
-    def __init__(self, tokenizer: Any, gbnf: str, n_vocab: int, step: str) -> None:
+    def __init__(
+        self, tokenizer: Any, grammar: str, n_vocab: int, step: str, kind: str = "gbnf"
+    ) -> None:
+        """`grammar` is GBNF text, or with kind "json_schema" a JSON schema llguidance compiles."""
         import llguidance
         import llguidance.numpy
 
         self.step = step
         try:
-            spec = llguidance.grammar_from("gbnf", gbnf)
+            if kind == "json_schema":
+                spec = llguidance.grammar_from("json_schema", grammar)
+            else:
+                spec = llguidance.grammar_from("gbnf", grammar)
         except ValueError as error:
             raise GenerationError(f"{step}: the grammar does not compile: {error}") from None
         self.matcher = llguidance.LLMatcher(tokenizer, spec)

@@ -166,7 +166,7 @@ class Engine:
         llama.n_tokens = keep  # eval() drops the KV cache beyond n_tokens
         llama.eval(tokens[keep:])
 
-    def constraint(self, grammar: str, step: str) -> GrammarConstraint:
+    def constraint(self, grammar: str, step: str, kind: str = "gbnf") -> GrammarConstraint:
         rt = self.rt
         if rt.tokenizer is None:
             import llguidance.llamacpp
@@ -174,7 +174,7 @@ class Engine:
             with warnings.catch_warnings():  # one deprecation warning per vocab entry
                 warnings.simplefilter("ignore", DeprecationWarning)
                 rt.tokenizer = llguidance.llamacpp.lltokenizer_from_vocab(rt.vocab)
-        return GrammarConstraint(rt.tokenizer, grammar, rt.n_vocab, step)
+        return GrammarConstraint(rt.tokenizer, grammar, rt.n_vocab, step, kind)
 
     def piece(self, token: int) -> str:
         pieces = self.rt.pieces

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 from offline_scorer.backends.llama_cpp import BACKEND_ID
 from offline_scorer.backends.llama_cpp.engine import Engine
-from offline_scorer.backends.llama_cpp.gbnf import request_grammar
 from offline_scorer.backends.llama_cpp.guard import FreeTextGuard
+from offline_scorer.backends.llama_cpp.schema_source import constraint_source
 from offline_scorer.errors import ContextOverflowError, GenerationError, ModelError
 from offline_scorer.judging.protocol import (
     Completion,
@@ -74,8 +74,10 @@ class LlamaJudge(JudgeBase):
         messages: Sequence[Message],
         grammar: str | None,
         sampling: SamplingSettings,
+        grammar_kind: str = "gbnf",
     ) -> Completion:
-        """One model exchange; `grammar` is GBNF text (None: unconstrained)."""
+        """One model exchange; `grammar` is GBNF text, or with grammar_kind "json_schema" a
+        JSON schema for llguidance (None: unconstrained)."""
         engine = self.engine
         prompt = engine.tokenize(engine.render_messages(messages))
         budget = sampling.max_tokens
@@ -88,7 +90,7 @@ class LlamaJudge(JudgeBase):
                 f"runs with a context of {self.context_size} tokens; shorten the source by at "
                 f"least {len(prompt) + budget - self.context_size} tokens or use a larger context"
             )
-        constraint = engine.constraint(grammar, step) if grammar is not None else None
+        constraint = engine.constraint(grammar, step, grammar_kind) if grammar is not None else None
         verdicts: list[float] = []
         guard = None
         if sampling.no_repeat_ngram and constraint is not None:
@@ -123,8 +125,11 @@ class LlamaJudge(JudgeBase):
         )
 
     def complete(self, request: JudgeRequest) -> Completion:
-        grammar = request_grammar(request.output_schema)
-        return self.generate(request.step, request.messages, grammar, request.sampling)
+        source = constraint_source(request.output_schema)
+        if source is None:
+            return self.generate(request.step, request.messages, None, request.sampling)
+        kind, grammar = source
+        return self.generate(request.step, request.messages, grammar, request.sampling, kind)
 
     def runtime_versions(self) -> dict[str, str]:
         """Versions that do not enter cassette keys but are worth keeping beside a recording."""

@@ -5,9 +5,11 @@ not import outlines.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from offline_scorer.backends.outlines.schema import REWRITER
+from offline_scorer.backends.outlines.schema import REWRITER, for_outlines
 
 if TYPE_CHECKING:
     from offline_scorer.backends import LoadOptions
@@ -39,6 +41,21 @@ class OutlinesBackend:
             context_size=options.context_size,
             gpu_layers=options.gpu_layers,
         )
+
+    def schema_problem(self, schema: Mapping[str, Any]) -> str | None:
+        """outlines hands the rewritten schema to llguidance's JSON-schema compiler."""
+        import llguidance
+
+        try:
+            text = json.dumps(for_outlines(schema, "check"), ensure_ascii=False)
+            error = llguidance.LLMatcher.validate_grammar(
+                llguidance.grammar_from("json_schema", text)
+            )
+        except (ValueError, TypeError) as caught:
+            error = str(caught)
+        if not error:
+            return None
+        return "the output schema cannot be decoded under a constraint: " + " ".join(error.split())
 
 
 backend = OutlinesBackend()

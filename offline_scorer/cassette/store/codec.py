@@ -8,10 +8,10 @@ Payloads may hold only None, bool, int, float, str, list and str-keyed dict, nes
 * Reading (`decode`) treats the bytes as untrusted: strict unpacking with size limits, then the
   type rules are checked in place without a copy, because reading is the replay hot path. Every
   failure becomes `Damage`.
-* Replay needs one field of an exchange map, its response, and not the request it was keyed by
-  (the key already proves that). `decode_exchange_field` walks the top-level map with msgpack's
-  C skipper and decodes just that field, as strictly as `decode` would; the skipped values are
-  still parsed as msgpack, and `cassette verify` decodes everything.
+* Replay needs the response of an exchange map (and its token counts), not the request it was
+  keyed by (the key already proves that). `decode_exchange_fields` walks the top-level map with
+  msgpack's C skipper and decodes just the fields asked for, as strictly as `decode` would; the
+  skipped values are still parsed as msgpack, and `cassette verify` decodes everything.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ __all__ = [
     "decode",
     "decode_blob",
     "decode_exchange",
-    "decode_exchange_field",
+    "decode_exchange_fields",
     "pack",
 ]
 
@@ -168,14 +168,14 @@ def decode_exchange(payload: bytes) -> dict[str, object]:
     return value
 
 
-def decode_exchange_field(payload: bytes, name: str) -> object | None:
-    """One top-level field of an exchange map, decoded strictly (None: the map has no such field).
+def decode_exchange_fields(payload: bytes, names: tuple[str, ...]) -> dict[str, object]:
+    """The top-level fields `names` of an exchange map that it has, each decoded strictly.
 
     The map itself is checked as `decode_exchange` would (a map, str keys, no duplicates, nothing
     after it); the other fields are parsed and skipped, not decoded.
     """
     limit = len(payload)
-    span: tuple[int, int] | None = None
+    spans: dict[str, tuple[int, int]] = {}
     try:
         unpacker = msgpack.Unpacker(
             raw=False,
@@ -200,8 +200,8 @@ def decode_exchange_field(payload: bytes, name: str) -> object | None:
             seen.add(key)
             start = unpacker.tell()
             unpacker.skip()
-            if key == name:
-                span = (start, unpacker.tell())
+            if key in names:
+                spans[key] = (start, unpacker.tell())
         if unpacker.tell() != limit:
             raise Damage("payload is not valid msgpack (extra data after the map)")
     except msgpack.UnpackValueError as exc:
@@ -210,12 +210,13 @@ def decode_exchange_field(payload: bytes, name: str) -> object | None:
         raise Damage(f"payload is not valid msgpack ({_one_line(exc)})") from None
     except (ValueError, TypeError, OverflowError, RecursionError, msgpack.UnpackException) as exc:
         raise Damage(f"payload is not valid msgpack ({_one_line(exc)})") from None
-    if span is None:
-        return None
-    try:
-        return decode(payload[span[0] : span[1]])
-    except Damage as damage:
-        raise Damage(damage.what.replace("(payload", f"(payload[{name!r}]", 1)) from None
+    found: dict[str, object] = {}
+    for name, (start, end) in spans.items():
+        try:
+            found[name] = decode(payload[start:end])
+        except Damage as damage:
+            raise Damage(damage.what.replace("(payload", f"(payload[{name!r}]", 1)) from None
+    return found
 
 
 def decode_blob(key: bytes, payload: bytes) -> str:

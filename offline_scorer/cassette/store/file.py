@@ -22,7 +22,7 @@ from offline_scorer.cassette.store.codec import (
     blob_key,
     decode_blob,
     decode_exchange,
-    decode_exchange_field,
+    decode_exchange_fields,
 )
 from offline_scorer.cassette.store.errors import CassetteCorruptError, CassetteError, Damage
 from offline_scorer.cassette.store.frames import (
@@ -237,17 +237,14 @@ class CassetteFile:
         entry = self._exchanges.get(key)
         return None if entry is None else self._exchange(entry)
 
-    def get_exchange_field(self, key: bytes, name: str) -> tuple[bool, object | None]:
-        """One top-level field of the latest exchange under `key`: (found, value).
-
-        Replay's read: it decodes only what it uses (see `codec.decode_exchange_field`). `found`
-        is False when no exchange has this key; the value is None when the record lacks the field.
-        """
+    def get_exchange_fields(self, key: bytes, names: tuple[str, ...]) -> dict[str, object] | None:
+        """The top-level fields `names` of the latest exchange under `key` that it has (None: no
+        exchange has this key). Replay's read: it decodes only what it uses."""
         entry = self._exchanges.get(key)
         if entry is None:
-            return False, None
+            return None
         try:
-            return True, decode_exchange_field(self._payload(entry, KIND_EXCHANGE), name)
+            return decode_exchange_fields(self._payload(entry, KIND_EXCHANGE), names)
         except Damage as damage:
             raise self._corrupt(entry[1], damage.what) from None
 
