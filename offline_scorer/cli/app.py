@@ -16,6 +16,7 @@ from offline_scorer.cli.eval import eval_command
 from offline_scorer.cli.models import grammars, models
 from offline_scorer.cli.report import report
 from offline_scorer.cli.score import score
+from offline_scorer.cli.serve import serve_command
 from offline_scorer.errors import OfflineScorerError
 
 
@@ -50,6 +51,7 @@ for _command in (
     grammars,
     cassette,
     calibrate_command,
+    serve_command,
 ):
     cli.add_command(_command)
 

@@ -1,0 +1,146 @@
+"""Mastra's summarization scorer, recognised on the wire and decoded under our grounding.
+
+`createSummarizationScorer` (@mastra/evals 1.10.2; prompts quoted in tests/data/mastra/README.md)
+sends three requests per evaluation. A small model answering them freely copies the claims of
+the prompt's worked example and writes no questions, so when a request is one of those three,
+recognised by their fixed text, it is decoded under the same grounded constraints as the
+library's own scorer:
+
+* preprocess: one verdict per summary sentence, echoing it (claims are the summary's sentences),
+  and questions chosen from the source's fact-stating sentences;
+* analyze: one verdict per listed question, in order, echoing it;
+* reason: "The score is <the given score> because ..." as one bounded sentence that states no
+  other number and copies no run of the prompt's fixed text.
+
+The messages the model sees stay exactly what Mastra sent. A request whose text does not match
+(another Mastra version, another scorer) falls back to the schema it carries, which is what
+`docs/serve.md` promises; nothing here guesses.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from offline_scorer.judging.protocol import Message, SamplingSettings
+from offline_scorer.scorers.summarization.grounding import claims_of, question_candidates
+from offline_scorer.scorers.summarization.prompts import REASON_MAX_TOKENS, SAMPLING
+from offline_scorer.scorers.summarization.schemas import (
+    NO_DIGITS_PATTERN,
+    coverage_schema,
+    preprocess_schema,
+)
+
+__all__ = ["MASTRA_VERSIONS", "Grounded", "recognise"]
+
+MASTRA_VERSIONS = ("@mastra/evals 1.10.2",)
+"""The versions whose prompt text is recognised (tested against the real package)."""
+
+SYSTEM_START = "You are a strict summarization evaluator."
+
+_PRE_START = "Complete two independent parts.\n\nPart 1 (alignment): "
+_PRE_MAX = re.compile(r"write at most (\d+) closed-ended questions")
+_PRE_SOURCE = "\n\nSource Text:\n"
+_SUMMARY = "\n\nSummary:\n"
+_PRE_END = "\n\nJSON:\n"
+
+_ANA_START = (
+    "Decide whether each question can be answered from the summary below. The summary is the "
+    "only evidence you have, and you must not rely on prior knowledge.\n\nSummary:\n"
+)
+_ANA_COUNT = re.compile(r"\n\nNumber of questions: (\d+)\n\nQuestions:\n")
+_ANA_END = '\n\nSet "answered" to true only when the summary holds enough information'
+
+_REA_START = "Explain the summarization score for the given summary.\n\nSource Text:\n"
+_REA_SCORE = re.compile(r"\n\nScore: (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?) out of ")
+_REA_END = "\n\nSummarization takes the lower of two scores"
+REASON_MAX_CHARS = 240
+_REGEX_SPECIAL = re.compile(r"([\\.^$*+?()\[\]{}|/])")
+_NO_DIGITS = NO_DIGITS_PATTERN.removeprefix("^[^").removesuffix("]*$")
+
+
+@dataclass(frozen=True)
+class Grounded:
+    """How to decode one recognised request: its step, schema and sampling, and whether the
+    answer is a JSON string whose value is the reply text (the free-text reason step)."""
+
+    step: str
+    schema: dict[str, Any]
+    sampling: SamplingSettings
+    text_reply: bool = False
+
+
+def recognise(messages: Sequence[Message]) -> Grounded | None:
+    """The grounded decoding for Mastra's summarization prompts; None for any other request."""
+    if len(messages) != 2 or messages[0].role != "system" or messages[1].role != "user":
+        return None
+    if not messages[0].content.startswith(SYSTEM_START):
+        return None
+    user = messages[1].content
+    if user.startswith(_PRE_START):
+        return _preprocess(user)
+    if user.startswith(_ANA_START):
+        return _analyze(user)
+    if user.startswith(_REA_START):
+        return _reason(messages[0].content, user)
+    return None
+
+
+def _preprocess(user: str) -> Grounded | None:
+    cap = _PRE_MAX.search(user)
+    end = user.find(_PRE_END)
+    start = user.find(_PRE_SOURCE, user.rfind("\n}"))  # the inputs follow the worked example
+    if cap is None or end < 0 or start < 0:
+        return None
+    inputs = user[start + len(_PRE_SOURCE) : end]
+    cut = inputs.rfind(_SUMMARY)  # a source holding that line is likelier than a summary
+    if cut < 0:
+        return None
+    source, summary = inputs[:cut], inputs[cut + len(_SUMMARY) :]
+    schema = preprocess_schema(claims_of(summary), question_candidates(source), int(cap.group(1)))
+    return Grounded("preprocess", schema, SAMPLING["preprocess"])
+
+
+def _analyze(user: str) -> Grounded | None:
+    count = _ANA_COUNT.search(user)
+    end = user.find(_ANA_END)
+    if count is None or end < 0:
+        return None
+    listed = user[count.end() : end]
+    questions = _numbered(listed, int(count.group(1)))
+    if questions is None:
+        return None
+    return Grounded("analyze", coverage_schema(questions), SAMPLING["analyze"])
+
+
+def _numbered(block: str, count: int) -> list[str] | None:
+    """`[0] Q0\\n[1] Q1...` back into its questions; None unless exactly `count` are there."""
+    if count == 0:
+        return [] if block == "" else None
+    if not block.startswith("[0] "):
+        return None
+    questions = []
+    rest = block[len("[0] ") :]
+    for i in range(1, count):
+        marker = f"\n[{i}] "
+        at = rest.find(marker)
+        if at < 0:
+            return None
+        questions.append(rest[:at])
+        rest = rest[at + len(marker) :]
+    questions.append(rest)
+    return questions
+
+
+def _reason(system: str, user: str) -> Grounded | None:
+    score = _REA_SCORE.search(user)
+    end = user.find(_REA_END)
+    if score is None or end < 0:
+        return None
+    headline = _REGEX_SPECIAL.sub(r"\\\1", f"The score is {score.group(1)} because ")
+    pattern = f"^{headline}[^{_NO_DIGITS}]{{1,{REASON_MAX_CHARS}}}[.!?]$"
+    fixed = (system, user[: len(_REA_START)], user[end:])
+    sampling = replace(SAMPLING["reason"], max_tokens=REASON_MAX_TOKENS, no_copy=fixed)
+    return Grounded("reason", {"type": "string", "pattern": pattern}, sampling, text_reply=True)
