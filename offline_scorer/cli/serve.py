@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import signal
 from typing import Any
 
 import click
@@ -72,6 +73,11 @@ def serve_command(
         f"record mode {service.mode.value}, cassette {service.cassette_path or 'none'}",
         err=True,
     )
+    stopped_by: list[int] = []
+    # uvicorn shuts down gracefully on SIGTERM/SIGINT, then raises the signal again for the
+    # handler that was there before it: these record it instead of dying (or a traceback).
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda number, frame: stopped_by.append(number))
     uvicorn.run(
         app,
         host=host,
@@ -80,3 +86,5 @@ def serve_command(
         log_level="info" if access_log else "warning",
         timeout_graceful_shutdown=5,
     )
+    if signal.SIGINT in stopped_by:
+        raise SystemExit(130)
