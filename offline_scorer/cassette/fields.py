@@ -249,6 +249,7 @@ def sampling_settings(sampling: tuple[tuple[str, Any], ...]) -> SamplingSettings
         max_tokens=values["max_tokens"],
         no_repeat_ngram=values.get("no_repeat_ngram", 0),
         no_copy=tuple(values.get("no_copy", ())),
+        cut_at_limit=bool(values.get("cut_at_limit", False)),
     )
 
 

@@ -58,6 +58,8 @@ def _response(completion: Completion) -> dict[str, Any]:
     response: dict[str, Any] = {"text": completion.text}
     if completion.verdict_probabilities is not None:
         response["verdict_probabilities"] = list(completion.verdict_probabilities)
+    if completion.finish_reason != "stop":  # absent for whole answers, as before it existed
+        response["finish_reason"] = completion.finish_reason
     return response
 
 
@@ -86,14 +88,17 @@ def from_payload(cassette: CassetteFile, key: bytes, payload: Mapping[str, Any])
 def _completion(payload: Mapping[str, Any], threshold: float | None, where: str) -> Completion:
     response = require(payload, "response", Mapping, where)
     text = require(response, "text", str, where + ".response")
+    finish = response.get("finish_reason", "stop")
+    if finish not in ("stop", "length"):
+        raise ValueError(f"{where}.response.finish_reason must be 'stop' or 'length'")
     found = response.get("verdict_probabilities")
     if found is None:
-        return Completion(text)
+        return Completion(text, finish_reason=finish)
     if not isinstance(found, list) or not all(
         isinstance(p, float) and 0.0 <= p <= 1.0 for p in found
     ):
         raise ValueError(f"{where}.response.verdict_probabilities must be numbers from 0 to 1")
-    return Completion(text, tuple(found), threshold)
+    return Completion(text, tuple(found), threshold, finish_reason=finish)
 
 
 def _usage(meta: Mapping[str, Any]) -> Usage | None:

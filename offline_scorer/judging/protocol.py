@@ -31,6 +31,10 @@ class SamplingSettings:
     # in decoding. 0 turns both off.
     no_repeat_ngram: int = 0
     no_copy: tuple[str, ...] = ()
+    # An answer that reaches max_tokens is returned cut, with finish_reason "length", instead
+    # of failing. Scorers never set it (no verdict is taken from a cut answer); a chat client
+    # asking for a budget expects OpenAI's behaviour.
+    cut_at_limit: bool = False
 
     def normalized(self) -> dict[str, Any]:
         """Settings as they affect output: the seed is irrelevant when decoding is greedy."""
@@ -43,6 +47,8 @@ class SamplingSettings:
         if self.no_repeat_ngram:
             settings["no_repeat_ngram"] = int(self.no_repeat_ngram)
             settings["no_copy"] = list(self.no_copy)
+        if self.cut_at_limit:  # absent when off, so keys recorded before it are unchanged
+            settings["cut_at_limit"] = True
         return settings
 
 
@@ -80,6 +86,7 @@ class Completion:
     verdict_probabilities: tuple[float, ...] | None = None
     verdict_threshold: float | None = None  # the P(true) at or above which `true` was chosen
     usage: Usage | None = None
+    finish_reason: str = "stop"  # "length": cut at max_tokens (only with cut_at_limit)
 
 
 def as_completion(answer: str | Completion) -> Completion:

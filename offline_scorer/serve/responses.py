@@ -39,6 +39,7 @@ class Reply:
         fingerprint = f"{identity.model_sha256} {identity.backend} {identity.verdict_threshold}"
         self.fingerprint = "fp_" + hashlib.sha256(fingerprint.encode()).hexdigest()[:12]
         self.text = _text(prepared, completion)
+        self.finish_reason = completion.finish_reason
         usage = completion.usage
         prompt = usage.prompt_tokens if usage else 0
         answer = usage.completion_tokens if usage else 0
@@ -84,7 +85,7 @@ def completion_body(reply: Reply) -> dict[str, Any]:
                 "index": 0,
                 "message": {"role": "assistant", "content": reply.text, "refusal": None},
                 "logprobs": None,
-                "finish_reason": "stop",
+                "finish_reason": reply.finish_reason,
             }
         ],
         "usage": reply.usage,
@@ -101,6 +102,6 @@ def chunks(reply: Reply, include_usage: bool) -> Iterator[dict[str, Any]]:
     yield choice({"role": "assistant", "content": ""}, None)
     if reply.text:
         yield choice({"content": reply.text}, None)
-    yield choice({}, "stop")
+    yield choice({}, reply.finish_reason)
     if include_usage:
         yield {**reply.head("chat.completion.chunk"), "choices": [], "usage": reply.usage}

@@ -9,8 +9,10 @@ Rules, in order:
 4. Otherwise the schema is `response_format`'s json_schema, else a schema written into the
    prompt in a recognised wording (`inline_schema`), else for json_object any JSON object.
 5. Sampling: greedy with the project's seed when no sampling field is given; the budget is
-   `max_tokens` (or `max_completion_tokens`), else `DEFAULT_MAX_TOKENS`. Given values enter the
-   cassette key through the request's sampling; the seed only matters when not greedy.
+   `max_tokens` (or `max_completion_tokens`), else `DEFAULT_MAX_TOKENS`, and an answer that
+   reaches it comes back cut with finish_reason "length", as from OpenAI. Given values enter
+   the cassette key through the request's sampling; the seed only matters when not greedy.
+   Mastra's recognised steps use the library's own budgets, which a grounded answer stays under.
 """
 
 from __future__ import annotations
@@ -111,7 +113,9 @@ def _sampling(chat: ChatRequest) -> SamplingSettings:
             param="max_tokens",
         )
     seed = SEED if chat.seed is None else chat.seed
-    return SamplingSettings(temperature=0.0, seed=seed, max_tokens=budget or DEFAULT_MAX_TOKENS)
+    return SamplingSettings(
+        temperature=0.0, seed=seed, max_tokens=budget or DEFAULT_MAX_TOKENS, cut_at_limit=True
+    )
 
 
 _NEUTRAL: tuple[tuple[str, tuple[object, ...], str], ...] = (

@@ -105,12 +105,12 @@ class LlamaJudge(JudgeBase):
             verdicts=verdicts,
             guard=guard,
         )
-        if not finished:
+        if not finished and not sampling.cut_at_limit:
             raise GenerationError(
                 f"{step}: the answer reached its {budget}-token limit before it was complete; "
                 "no verdict is taken from a cut-off answer"
             )
-        if constraint is not None:
+        if constraint is not None and finished:
             constraint.assert_complete()
         try:
             text = engine.llama.detokenize(tokens).decode("utf-8")
@@ -122,6 +122,7 @@ class LlamaJudge(JudgeBase):
             verdict_probabilities=tuple(verdicts) if constrained else None,
             verdict_threshold=self.verdict_threshold if constrained else None,
             usage=Usage(len(prompt), len(tokens), forced),
+            finish_reason="stop" if finished else "length",
         )
 
     def complete(self, request: JudgeRequest) -> Completion:
