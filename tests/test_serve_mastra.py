@@ -1,0 +1,57 @@
+"""Mastra's own `createSummarizationScorer` (from npm, run by node 22) against `serve` on the
+shipped GGUF, in both of Mastra's configurations, on all 12 fixture pairs: every step answered
+once and schema-valid, claims and questions taken from the pair, the run recorded, and a replay
+with the model runtime import-blocked printing byte-identical results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from offline_scorer.cassette.store.file import CassetteFile
+from offline_scorer.scorers.summarization.grounding import claims_of, question_candidates
+from tests.mastra_client import judge_executions, load_fixture_pairs, require_node, run_score
+from tests.serve_process import serving
+
+# Words of the worked examples in Mastra's prompts (tests/data/mastra/README.md) that no
+# fixture pair contains: an answer holding one copied the example instead of judging the pair.
+EXAMPLE_WORDS = ("Company Y", "ML model", "99%", "95%", "Seattle", "quantum", "ABC Corp")
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("mode", ["inline", "native"])
+def test_mastra_scorer_through_serve_records_and_replays_byte_identically(
+    tmp_path: Path, mode: str
+) -> None:
+    require_node()
+    pairs = load_fixture_pairs()
+    cassette = tmp_path / f"mastra-{mode}.oscas"
+    args = ("--cassette", str(cassette), "--threads", "2")
+    with serving(tmp_path, "--record-mode", "record", *args) as live:
+        first = run_score(live.base_url, pairs, mode=mode)
+    with CassetteFile.open(cassette, create=False) as stored:
+        assert stored.exchange_count == 3 * len(pairs)
+    with serving(tmp_path, "--record-mode", "replay", *args, block_runtime=True) as replay:
+        second = run_score(replay.base_url, pairs, mode=mode)
+    assert second.lines == first.lines  # the result JSON, byte for byte
+
+    for line, pair in zip(first.results, pairs, strict=True):
+        assert line["id"] == pair["id"]
+        assert line["http_requests"] == 3  # no fallback request: schema-valid the first time
+        for step, executions in judge_executions(line).items():
+            assert [e["attemptCount"] for e in executions] == [1], step
+        result = line["result"]
+        claims = [a["claim"] for a in result["preprocessStepResult"]["alignment"]]
+        questions = result["preprocessStepResult"]["questions"]
+        assert claims == list(claims_of(pair["summary"]))
+        candidates = set(question_candidates(pair["source"]))
+        assert questions and set(questions) <= candidates
+        coverage = result["analyzeStepResult"]["coverage"]
+        assert [v["question"] for v in coverage] == questions
+        assert result["reason"].startswith(f"The score is {result['score']} because ")
+        said = " ".join([*claims, *questions, result["reason"]])
+        said += " ".join(
+            v["reason"] for v in [*coverage, *result["preprocessStepResult"]["alignment"]]
+        )
+        assert not [w for w in EXAMPLE_WORDS if w in said and w not in pair["source"]]
