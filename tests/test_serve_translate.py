@@ -1,0 +1,104 @@
+"""OpenAI request -> judge request, on the requests Mastra really sent (tests/data/mastra)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from offline_scorer.backends.llama_cpp.schema_source import constraint_source, schema_problem
+from offline_scorer.scorers.summarization.grounding import claims_of, question_candidates
+from offline_scorer.serve.errors import ApiError
+from offline_scorer.serve.inline_schema import inline_schema
+from offline_scorer.serve.translate import DEFAULT_MAX_TOKENS, prepare
+from offline_scorer.serve.wire import parse_request
+from tests.conftest import FIXTURES
+
+REQUESTS = Path(__file__).parent / "data/mastra/requests"
+PAIR = json.loads((FIXTURES / "pairs.jsonl").read_text(encoding="utf-8").splitlines()[0])
+STEPS = {"1": "preprocess", "2": "analyze", "3": "reason"}
+
+
+def _captured(name: str) -> dict:
+    return json.loads((REQUESTS / f"{name}.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "inline-1",
+        "inline-2",
+        "inline-3",
+        "native-1",
+        "native-2",
+        "native-3",
+        "inline-fallback-1",
+        "native-fallback-1",
+        "router-inline-1",
+    ],
+)
+def test_every_captured_mastra_request_is_recognised_and_grounded(name: str) -> None:
+    body = _captured(name)
+    prepared = prepare(parse_request(body))
+    request = prepared.request
+    assert request.step == STEPS[name[-1]]
+    # the model reads what Mastra sent, parts joined by a line break
+    sent = [
+        m["content"]
+        if isinstance(m["content"], str)
+        else "\n".join(p["text"] for p in m["content"])
+        for m in body["messages"]
+    ]
+    assert [m.content for m in request.messages] == sent
+    assert schema_problem(request.output_schema) is None
+    if request.step == "preprocess" and PAIR["summary"] in sent[-1]:  # the router's is a stub
+        alignment = request.output_schema["properties"]["alignment"]["prefixItems"]
+        assert [a["properties"]["claim"]["const"] for a in alignment] == list(
+            claims_of(PAIR["summary"])
+        )
+        enum = request.output_schema["properties"]["questions"]["items"]["enum"]
+        assert enum == list(question_candidates(PAIR["source"]))
+        assert constraint_source(request.output_schema)[0] == "gbnf"  # the library's compiler
+    if request.step == "reason":
+        assert prepared.text_reply
+        assert request.output_schema["pattern"].startswith(
+            "^The\\ score\\ is\\ 0\\.57"
+        ) or request.output_schema["pattern"].startswith("^The score is 0\\.57 because ")
+
+
+def test_analyze_questions_are_the_listed_ones_in_order() -> None:
+    request = prepare(parse_request(_captured("inline-2"))).request
+    items = request.output_schema["properties"]["coverage"]["prefixItems"]
+    questions = [i["properties"]["question"]["const"] for i in items]
+    text = request.messages[1].content
+    assert len(questions) == 7
+    assert all(f"[{i}] {q}\n" in text or f"[{i}] {q}\n\n" in text for i, q in enumerate(questions))
+
+
+def test_an_unrecognised_prompt_keeps_the_schema_it_carries() -> None:
+    body = _captured("inline-1")
+    body["messages"][1]["content"][0]["text"] = "Summarise the text.\n\nJSON:\n"
+    request = prepare(parse_request(body)).request
+    assert request.step == "chat"
+    assert request.output_schema == inline_schema(request.messages)
+    assert set(request.output_schema["properties"]) == {"alignment", "questions"}
+    assert request.sampling.max_tokens == DEFAULT_MAX_TOKENS and request.sampling.cut_at_limit
+
+
+def test_sampling_fields_that_are_given_enter_the_request() -> None:
+    base = {"model": "default", "messages": [{"role": "user", "content": "Hi."}]}
+    plain = prepare(parse_request(base)).request.sampling
+    budget = prepare(parse_request({**base, "max_tokens": 7})).request.sampling
+    assert plain.temperature == 0 and plain.max_tokens == DEFAULT_MAX_TOKENS
+    assert budget.max_tokens == 7 and budget != plain
+    with pytest.raises(ApiError, match="differ"):
+        prepare(parse_request({**base, "max_tokens": 7, "max_completion_tokens": 8}))
+
+
+def test_json_object_and_text_formats() -> None:
+    base = {"model": "default", "messages": [{"role": "user", "content": "Hi."}]}
+    as_object = prepare(parse_request({**base, "response_format": {"type": "json_object"}}))
+    assert as_object.request.output_schema == {"type": "object"}
+    as_text = prepare(parse_request({**base, "response_format": {"type": "text"}}))
+    assert as_text.request.output_schema is None
