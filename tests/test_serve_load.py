@@ -86,3 +86,41 @@ def test_a_client_leaving_mid_stream_breaks_nothing(tmp_path: Path) -> None:
     with CassetteFile.open(cassette, create=False) as stored:
         exchanges = list(stored.iter_exchanges())  # every record decodes: none half-written
         assert 1 <= stored.exchange_count <= 2 and len(exchanges) == stored.exchange_count
+
+
+@pytest.mark.live
+def test_sigterm_with_a_request_on_the_model_leaves_a_whole_cassette(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    cassette = tmp_path / "term.oscas"
+    outcome: list[object] = []
+    with serving(
+        tmp_path, "--record-mode", "record", "--cassette", str(cassette), "--threads", "2"
+    ) as server:
+        body = {
+            "model": "default",
+            "max_tokens": 120,
+            "messages": [{"role": "user", "content": "Describe a long walk by the sea."}],
+        }
+
+        def send() -> None:
+            try:
+                outcome.append(
+                    httpx.post(
+                        f"{server.base_url}/chat/completions", json=body, timeout=120
+                    ).status_code
+                )
+            except httpx.HTTPError as error:
+                outcome.append(error)
+
+        worker = threading.Thread(target=send)
+        worker.start()
+        time.sleep(1.0)  # the request is on the model now
+        assert server.stop() == 0  # graceful: SIGTERM, exit 0
+        worker.join()
+    with CassetteFile.open(cassette, create=False) as stored:
+        records = list(stored.iter_exchanges())  # every record decodes
+    assert len(records) == stored.exchange_count <= 1
+    if outcome == [200]:
+        assert len(records) == 1  # answered means recorded
