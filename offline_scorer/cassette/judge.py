@@ -85,6 +85,9 @@ class CassetteJudge(JudgeBase):
         self._sink = sink
         self.hits = 0
         self.recorded = 0
+        # What a hit reads: the response, and with `replay_usage` set the record's token counts
+        # too (a server reports them; a scorer never reads them, and they cost replay time).
+        self.replay_usage = False
         self.cassette: CassetteFile | None = None
         reads = self.mode in (RecordMode.REPLAY, RecordMode.AUTO)
         opens_file = self.mode is not RecordMode.OFF and (reads or sink is None)
@@ -121,7 +124,9 @@ class CassetteJudge(JudgeBase):
         if self.cassette is not None and self.mode in (RecordMode.REPLAY, RecordMode.AUTO):
             parts = key_parts(request, self.identity)
             key = parts.digest()
-            fields = self.cassette.get_exchange_fields(key, REPLAYED_FIELDS)
+            fields = self.cassette.get_exchange_fields(
+                key, REPLAYED_FIELDS if self.replay_usage else REPLAYED_FIELDS[:1]
+            )
             if fields is not None:
                 self.hits += 1
                 return replayed_completion(

@@ -115,14 +115,14 @@ def response_completion(
 
 
 REPLAYED_FIELDS = ("response", "meta")
-"""What replay reads of an exchange record (`CassetteFile.get_exchange_fields`)."""
+"""What replay may read of an exchange record: the answer, then the token counts beside it."""
 
 
 def replayed_completion(
     cassette: CassetteFile, key: bytes, fields: Mapping[str, Any], threshold: float | None
 ) -> Completion:
-    """The recorded answer, with its token counts, from an exchange's `REPLAYED_FIELDS`: the
-    replay hot path. A replayed completion is the recorded one, usage included."""
+    """The recorded answer from an exchange's `REPLAYED_FIELDS` (usage when "meta" is among
+    them): the replay hot path."""
     try:
         completion = _completion(fields, threshold, "exchange")
         meta = fields.get("meta")
