@@ -81,7 +81,7 @@ def test_a_client_leaving_mid_stream_breaks_nothing(tmp_path: Path) -> None:
         }
         with httpx.stream("POST", url, json=leaving, timeout=60) as response:
             assert response.status_code == 200  # headers at once, then the client hangs up
-        after = _send(server, 7)
+        after = _send(server, 8)  # even: not streamed
         assert server.alive() and json.loads(after)["choices"][0]["message"]["content"]
     with CassetteFile.open(cassette, create=False) as stored:
         exchanges = list(stored.iter_exchanges())  # every record decodes: none half-written
