@@ -56,9 +56,10 @@ def serving(
     block_runtime: bool = False,
     env: Mapping[str, str] | None = None,
     startup_timeout: float = 120,
+    port: int | None = None,
 ) -> Iterator[Server]:
     """`offline-scorer serve ARGS --port P` until the block ends (then SIGTERM, exit 0)."""
-    port = free_port()
+    port = port or free_port()
     prefix = block_imports_code(*RUNTIME) if block_runtime else ""
     code = prefix + (
         "import sys\nfrom offline_scorer.cli.app import main\n"

@@ -12,7 +12,7 @@ import pytest
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.scorers.summarization.grounding import claims_of, question_candidates
 from tests.mastra_client import judge_executions, load_fixture_pairs, require_node, run_score
-from tests.serve_process import serving
+from tests.serve_process import free_port, serving
 
 # Words of the worked examples in Mastra's prompts (tests/data/mastra/README.md) that no
 # fixture pair contains: an answer holding one copied the example instead of judging the pair.
@@ -28,13 +28,16 @@ def test_mastra_scorer_through_serve_records_and_replays_byte_identically(
     pairs = load_fixture_pairs()
     cassette = tmp_path / f"mastra-{mode}.oscas"
     args = ("--cassette", str(cassette), "--threads", "2")
-    with serving(tmp_path, "--record-mode", "record", *args) as live:
+    port = free_port()  # the same URL both times: score.mjs prints the URLs it called
+    with serving(tmp_path, "--record-mode", "record", *args, port=port) as live:
         first = run_score(live.base_url, pairs, mode=mode)
     with CassetteFile.open(cassette, create=False) as stored:
         assert stored.exchange_count == 3 * len(pairs)
-    with serving(tmp_path, "--record-mode", "replay", *args, block_runtime=True) as replay:
+    with serving(
+        tmp_path, "--record-mode", "replay", *args, block_runtime=True, port=port
+    ) as replay:
         second = run_score(replay.base_url, pairs, mode=mode)
-    assert second.lines == first.lines  # the result JSON, byte for byte
+    assert second.lines == first.lines  # each pair's whole line, result JSON included
 
     for line, pair in zip(first.results, pairs, strict=True):
         assert line["id"] == pair["id"]
