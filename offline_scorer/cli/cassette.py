@@ -6,7 +6,7 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,6 +16,9 @@ from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.cassette.store.salvage import repair, verify
 from offline_scorer.cli.options import ScorerChoice, model_options, scorer_options
 from offline_scorer.errors import CassetteFileError, InputError, OfflineScorerError
+
+if TYPE_CHECKING:
+    from offline_scorer.assembly.rerun import RerunReport
 
 _path = click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 
@@ -42,7 +45,7 @@ def _model_names() -> dict[str, str]:
 
 @click.group()
 def cassette() -> None:
-    """Recorded model exchanges: show, dump, verify, merge, upgrade, repair."""
+    """Recorded model exchanges: show, dump, digest, verify, merge, upgrade, repair."""
 
 
 @cassette.command()
@@ -98,14 +101,68 @@ def _check_keys(cas: CassetteFile) -> int:
     return sum(1 for ex in _exchanges(cas) if ex.parts.digest() != ex.key)
 
 
+@cassette.command("digest")
+@_path
+def digest_command(path: Path) -> None:
+    """The content digest: one sha256 over every exchange's key and response (to cite).
+
+    It ignores the file's framing, blob layout and record order, so merge, repair and
+    re-recording the same exchanges keep it; any change of an answer changes it
+    (definition: docs/reproducibility.md)."""
+    from offline_scorer.cassette.digest import content_digest
+
+    digest = content_digest(path)
+    click.echo(f"{digest}  {path}  ({digest.exchanges} exchanges)")
+
+
 @cassette.command("verify")
 @_path
 @click.option(
-    "--live", is_flag=True, help="Re-run every exchange on the live model and compare the bytes."
+    "--digest",
+    "expected",
+    default=None,
+    metavar="DIGEST",
+    help="A published content digest (as `cassette digest` prints it) the file must have.",
+)
+@click.option(
+    "--live", is_flag=True, help="Re-run exchanges on the live model and compare the answers."
+)
+@click.option(
+    "--sample",
+    type=click.IntRange(min=1),
+    default=None,
+    help="With --live: re-run only this many exchanges (items with --data), spread evenly.",
+)
+@click.option(
+    "--data",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="With --live: the dataset PATH was recorded from; items are scored live and from "
+    "PATH, and the score change per item is shown (give the run's --scorer options).",
 )
 @click.option("--threads", type=click.IntRange(min=1), default=None)
-def verify_command(path: Path, live: bool, threads: int | None) -> None:
-    """Integrity (checksums, strict decoding, keys); with --live, reproducibility too."""
+@scorer_options
+@model_options
+def verify_command(
+    path: Path,
+    expected: str | None,
+    live: bool,
+    sample: int | None,
+    data: Path | None,
+    threads: int | None,
+    scorer: ScorerChoice,
+    model: str,
+    backend: str | None,
+) -> None:
+    """Integrity (checksums, strict decoding, keys); with --digest, that the content is the
+    published one; with --live, reproducibility on this machine."""
+    if (sample is not None or data is not None) and not live:
+        raise InputError("--sample and --data go with --live")
+    wanted = None
+    if expected is not None:
+        from offline_scorer.cassette.digest import parse_digest
+
+        wanted = parse_digest(expected)
     report = verify(path)
     if not report.ok:
         raise CassetteFileError(f"DAMAGED {path}: {report.problem}")
@@ -115,23 +172,87 @@ def verify_command(path: Path, live: bool, threads: int | None) -> None:
             raise CassetteFileError(
                 f"DAMAGED {path}: {mismatched} exchange(s) do not match their keys"
             )
+        if wanted is not None:
+            _check_digest(path, wanted)
         click.echo(
             f"ok {path}: {report.records} intact records, {report.exchanges} exchanges, "
-            f"{report.blobs} blobs"
+            f"{report.blobs} blobs" + ("" if wanted is None else ", content digest matches")
         )
-        if live:
-            _verify_live(cas, threads)
+        if live and data is not None:
+            _verify_items(path, data, sample, threads, scorer, model, backend)
+        elif live:
+            _verify_live(cas, threads, sample)
 
 
-def _verify_live(cas: CassetteFile, threads: int | None) -> None:
-    from offline_scorer.assembly.rerun import rerun_exchanges
+def _check_digest(path: Path, wanted: str) -> None:
+    from offline_scorer.cassette.digest import DIGEST_PREFIX, content_digest
 
-    report = rerun_exchanges(_exchanges(cas), threads)
-    total = report.same + len(report.drifted)
-    click.echo(f"live: {report.same} of {total} exchanges came back byte-identical")
+    found = content_digest(path)
+    if found.hex != wanted:
+        raise CassetteFileError(
+            f"CONTENT DIFFERS {path}: content digest {found}, expected {DIGEST_PREFIX}{wanted} "
+            "(an answer or request was changed, added or removed)"
+        )
+
+
+def _print_rerun(report: RerunReport) -> None:
+    click.echo(
+        f"live: {report.same_text} of {report.compared} responses identical, "
+        f"{report.same_verdicts} of {report.compared} with identical verdicts; largest change "
+        f"of a recorded verdict probability {report.largest_change:.6f}"
+        + ("" if report.largest_at is None else f" ({report.largest_at})")
+    )
+    if report.unmatched:
+        click.echo(
+            f"live: {report.unmatched} request(s) no record answers (they follow an earlier "
+            "changed answer of the same item)"
+        )
     for line in report.drifted:
         click.echo(f"  drift {line}")
+
+
+def _verify_live(cas: CassetteFile, threads: int | None, count: int | None) -> None:
+    from offline_scorer.assembly.rerun import rerun_exchanges, sample
+
+    report = rerun_exchanges(sample(_exchanges(cas), count), threads)
+    total = report.same + len(report.drifted)
+    click.echo(f"live: {report.same} of {total} exchanges came back byte-identical")
+    _print_rerun(report)
     if report.drifted:
+        sys.exit(1)
+
+
+def _verify_items(
+    path: Path,
+    data: Path,
+    count: int | None,
+    threads: int | None,
+    scorer: ScorerChoice,
+    model: str,
+    backend: str | None,
+) -> None:
+    from offline_scorer.assembly.drift import item_drift
+    from offline_scorer.assembly.open import JudgeSettings
+    from offline_scorer.assembly.rerun import sample
+    from offline_scorer.assembly.run_spec import RunSpec
+    from offline_scorer.batch.datasets import iter_dataset
+
+    run = RunSpec.of(
+        scorer.kind, scorer.options(), JudgeSettings(model=model, backend=backend, threads=threads)
+    )
+    items = sample(list(iter_dataset(data)), count)
+    report, drifts = item_drift(run, path, items)
+    _print_rerun(report)
+    changed = 0
+    for drift in drifts:
+        change = drift.change
+        shown = "failed" if change is None else f"{change:+.4f}"
+        changed += drift.recorded != drift.live
+        click.echo(
+            f"  item {drift.id}: recorded {drift.recorded}, live {drift.live}, change {shown}"
+        )
+    click.echo(f"live: {len(drifts) - changed} of {len(drifts)} item scores unchanged")
+    if report.drifted or report.unmatched or changed:
         sys.exit(1)
 
 
