@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +36,7 @@ import msgpack
 from offline_scorer.cassette.records import Exchange, from_payload
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import CassetteFileError, InputError
+from offline_scorer.judging.protocol import JudgeIdentity
 
 __all__ = [
     "DIGEST_PREFIX",
@@ -55,6 +56,11 @@ _DOMAIN = f"oscas-content-v{DIGEST_VERSION}\0".encode("ascii")
 class ContentDigest:
     hex: str
     exchanges: int  # distinct keys the digest covers
+    judges: tuple[JudgeIdentity, ...] = ()
+    """Every judge identity the exchanges were recorded under (model and chat template sha256,
+    backend, verdict threshold), sorted: what a report names beside the digest."""
+    runtimes: tuple[tuple[tuple[str, str], ...], ...] = ()
+    """Every set of runtime versions the records' meta names (not covered by the digest)."""
 
     def __str__(self) -> str:
         return DIGEST_PREFIX + self.hex
@@ -86,8 +92,22 @@ def content_digest(path: str | os.PathLike[str]) -> ContentDigest:
     if not path.is_file():
         raise InputError(f"no such cassette: {path}")
     digests: list[bytes] = []
+    judges: set[JudgeIdentity] = set()
+    runtimes: set[tuple[tuple[str, str], ...]] = set()
     with CassetteFile(path, create=False) as cassette:
         for exchange in _latest(cassette):
+            parts = exchange.parts
+            judges.add(
+                JudgeIdentity(
+                    parts.model_sha256,
+                    parts.chat_template_sha256,
+                    parts.backend,
+                    parts.verdict_threshold,
+                )
+            )
+            runtime = exchange.meta.get("runtime")
+            if isinstance(runtime, Mapping):
+                runtimes.add(tuple(sorted((str(k), str(v)) for k, v in runtime.items())))
             if exchange.parts.digest() != exchange.key:
                 raise CassetteFileError(
                     f"DAMAGED {path}: exchange {exchange.key.hex()[:12]} does not match its key; "
@@ -95,7 +115,12 @@ def content_digest(path: str | os.PathLike[str]) -> ContentDigest:
                 )
             digests.append(exchange_digest(exchange))
     digests.sort()
-    return ContentDigest(hashlib.sha256(b"".join(digests)).hexdigest(), len(digests))
+    return ContentDigest(
+        hashlib.sha256(b"".join(digests)).hexdigest(),
+        len(digests),
+        tuple(sorted(judges, key=repr)),
+        tuple(sorted(runtimes)),
+    )
 
 
 def parse_digest(text: str) -> str:
