@@ -45,7 +45,7 @@ def _model_names() -> dict[str, str]:
 
 @click.group()
 def cassette() -> None:
-    """Recorded model exchanges: show, dump, digest, verify, merge, upgrade, repair."""
+    """Recorded model exchanges: show, dump, digest, verify, sign, merge, upgrade, repair."""
 
 
 @cassette.command()
@@ -115,6 +115,47 @@ def digest_command(path: Path) -> None:
     click.echo(f"{digest}  {path}  ({digest.exchanges} exchanges)")
 
 
+@cassette.command("keygen")
+@click.argument("private", type=click.Path(dir_okay=False, path_type=Path))
+def keygen_command(private: Path) -> None:
+    """Write a new Ed25519 key pair: PRIVATE (keep it) and PRIVATE.pub.pem (publish it).
+
+    Needs the 'sign' extra (cryptography)."""
+    from offline_scorer.cassette.signature import generate_key
+
+    public = generate_key(private)
+    click.echo(f"wrote {private} (private, mode 600) and {public} (public)")
+
+
+@cassette.command("sign")
+@_path
+@click.option(
+    "--key",
+    "private",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Your Ed25519 private key (PEM, from `cassette keygen`).",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The signature file [default: PATH.sig].",
+)
+def sign_command(path: Path, private: Path, out: Path | None) -> None:
+    """Sign the cassette's content digest: a detached signature to publish beside it.
+
+    Needs the 'sign' extra (cryptography)."""
+    from offline_scorer.cassette.digest import content_digest
+    from offline_scorer.cassette.signature import sign_digest, signature_text
+    from offline_scorer.files import atomic_write_text
+
+    digest = str(content_digest(path))
+    out = out or path.with_name(path.name + ".sig")
+    atomic_write_text(out, signature_text(digest, sign_digest(digest, private)))
+    click.echo(f"signed {digest} of {path}: {out}")
+
+
 @cassette.command("verify")
 @_path
 @click.option(
@@ -123,6 +164,18 @@ def digest_command(path: Path) -> None:
     default=None,
     metavar="DIGEST",
     help="A published content digest (as `cassette digest` prints it) the file must have.",
+)
+@click.option(
+    "--signature",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="A signature file (`cassette sign`) whose digest the file must have; with --public-key.",
+)
+@click.option(
+    "--public-key",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The signer's Ed25519 public key (PEM) the signature must check against.",
 )
 @click.option(
     "--live", is_flag=True, help="Re-run exchanges on the live model and compare the answers."
@@ -146,6 +199,8 @@ def digest_command(path: Path) -> None:
 def verify_command(
     path: Path,
     expected: str | None,
+    signature: Path | None,
+    public_key: Path | None,
     live: bool,
     sample: int | None,
     data: Path | None,
@@ -155,14 +210,24 @@ def verify_command(
     backend: str | None,
 ) -> None:
     """Integrity (checksums, strict decoding, keys); with --digest, that the content is the
-    published one; with --live, reproducibility on this machine."""
+    published one (with --signature, the one its signer signed); with --live, reproducibility
+    on this machine."""
     if (sample is not None or data is not None) and not live:
         raise InputError("--sample and --data go with --live")
-    wanted = None
-    if expected is not None:
-        from offline_scorer.cassette.digest import parse_digest
+    if (signature is None) != (public_key is None):
+        raise InputError("--signature and --public-key go together")
+    from offline_scorer.cassette.digest import parse_digest
 
-        wanted = parse_digest(expected)
+    wanted = None if expected is None else parse_digest(expected)
+    if signature is not None and public_key is not None:
+        from offline_scorer.cassette.signature import read_signature, verify_signature
+
+        signed, signed_bytes = read_signature(signature)
+        verify_signature(signed, signed_bytes, public_key)
+        signed_hex = parse_digest(signed)
+        if wanted is not None and wanted != signed_hex:
+            raise InputError(f"--digest and the digest {signature} signs differ")
+        wanted = signed_hex
     report = verify(path)
     if not report.ok:
         raise CassetteFileError(f"DAMAGED {path}: {report.problem}")
@@ -176,7 +241,9 @@ def verify_command(
             _check_digest(path, wanted)
         click.echo(
             f"ok {path}: {report.records} intact records, {report.exchanges} exchanges, "
-            f"{report.blobs} blobs" + ("" if wanted is None else ", content digest matches")
+            f"{report.blobs} blobs"
+            + ("" if wanted is None else ", content digest matches")
+            + ("" if signature is None else f", signed by the key in {public_key}")
         )
         if live and data is not None:
             _verify_items(path, data, sample, threads, scorer, model, backend)
@@ -199,7 +266,7 @@ def _print_rerun(report: RerunReport) -> None:
     click.echo(
         f"live: {report.same_text} of {report.compared} responses identical, "
         f"{report.same_verdicts} of {report.compared} with identical verdicts; largest change "
-        f"of a recorded verdict probability {report.largest_change:.6f}"
+        f"of a recorded verdict probability {report.largest_change:.3g}"
         + ("" if report.largest_at is None else f" ({report.largest_at})")
     )
     if report.unmatched:
