@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgpack
@@ -56,11 +56,12 @@ _DOMAIN = f"oscas-content-v{DIGEST_VERSION}\0".encode("ascii")
 class ContentDigest:
     hex: str
     exchanges: int  # distinct keys the digest covers
-    judges: tuple[JudgeIdentity, ...] = ()
+    judges: tuple[JudgeIdentity, ...] = field(default=(), compare=False)
     """Every judge identity the exchanges were recorded under (model and chat template sha256,
     backend, verdict threshold), sorted: what a report names beside the digest."""
-    runtimes: tuple[tuple[tuple[str, str], ...], ...] = ()
-    """Every set of runtime versions the records' meta names (not covered by the digest)."""
+    runtimes: tuple[tuple[tuple[str, str], ...], ...] = field(default=(), compare=False)
+    """Every set of runtime versions the records' meta names (not covered by the digest, so
+    two digests compare equal by their hex and count alone)."""
 
     def __str__(self) -> str:
         return DIGEST_PREFIX + self.hex
