@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from offline_scorer.cli.report import report
 from offline_scorer.errors import InputError
 from offline_scorer.report import aggregate, format_table, read_results, render_html, write_report
+from offline_scorer.report.provenance import file_sha256, provenance
 
 
 def axis_of(alignment, coverage):
@@ -525,7 +526,8 @@ def test_cli_prints_table_and_writes_html_next_to_results(tmp_path, sample):
     assert result.exit_code == 0, result.output
     assert result.stdout == format_table(aggregate(sample))
     html = tmp_path / "run.html"
-    assert result.stderr == f"wrote {html}\n"
+    digest = f"results  sha256:{file_sha256(results)}  {results}\n"
+    assert result.stderr == f"{digest}wrote {html}\n"
     assert html.read_text(encoding="utf-8").count("<svg") == 2
 
 
@@ -534,17 +536,19 @@ def test_cli_json_and_custom_html_path(tmp_path, sample):
     out = tmp_path / "page.html"
     result = CliRunner().invoke(report, [str(results), "--json", "--html", str(out)])
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout) == aggregate(sample).to_dict()
-    assert result.stdout == json.dumps(aggregate(sample).to_dict(), indent=2) + "\n"
+    origin = provenance(results, "summarization").to_dict()  # without --cassette: the sha256
+    assert origin["cassette_digest"] is None and len(origin["commands"]) == 1
+    document = {**aggregate(sample).to_dict(), "provenance": origin}
+    assert result.stdout == json.dumps(document, indent=2) + "\n"
     assert out.is_file() and not (tmp_path / "run.html").exists()
-    assert result.stderr == f"wrote {out}\n"
+    assert result.stderr == f"results  sha256:{file_sha256(results)}  {results}\nwrote {out}\n"
 
 
 def test_cli_no_html(tmp_path, sample):
     results = write_jsonl(tmp_path / "run.jsonl", sample)
     result = CliRunner().invoke(report, [str(results), "--no-html"])
     assert result.exit_code == 0, result.output
-    assert result.stderr == ""
+    assert result.stderr == f"results  sha256:{file_sha256(results)}  {results}\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.jsonl"]
 
 

@@ -12,8 +12,9 @@ come back the same.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from offline_scorer.assembly.open import load_live
 from offline_scorer.backends import LoadOptions, backend_for_id
@@ -22,18 +23,117 @@ from offline_scorer.cassette.key import KEY_FORMAT
 from offline_scorer.cassette.miss import identity_differences
 from offline_scorer.cassette.records import Exchange
 from offline_scorer.errors import ConfigError
-from offline_scorer.judging.protocol import Judge, JudgeRequest, Message
+from offline_scorer.judging.protocol import Completion, Judge, JudgeRequest, Message
 from offline_scorer.models.registry import ModelSpec, load_registry
 
-__all__ = ["RerunReport", "rebuild_request", "rerun_exchanges"]
+__all__ = [
+    "Comparison",
+    "RerunReport",
+    "compare",
+    "rebuild_request",
+    "rerun_exchanges",
+    "sample",
+    "verdicts",
+]
+
+
+T = TypeVar("T")
 
 
 @dataclass
 class RerunReport:
+    """What re-running recorded exchanges live showed: how many came back the same, and how far
+    the others moved."""
+
     same: int = 0
     """Exchanges whose text (and verdict probabilities, if recorded) came back identical."""
     drifted: list[str] = field(default_factory=list)
     """One line per exchange that did not, or could not be re-run, saying why."""
+    compared: int = 0
+    """Exchanges re-run and compared (those that could not be re-run are only in `drifted`)."""
+    same_text: int = 0
+    """Of them, those whose text came back byte-identical."""
+    same_verdicts: int = 0
+    """Of them, those whose boolean verdicts (every true/false of the answer, in order) held."""
+    largest_change: float = 0.0
+    """The largest change of a recorded verdict probability, over every exchange compared."""
+    largest_at: str | None = None
+    """Which exchange (key prefix and step) had it."""
+    unmatched: int = 0
+    """Live requests no record answers (re-scoring items: an earlier answer of the item
+    drifted, so the scorer asked something the recording never saw)."""
+
+    def add(self, label: str, comparison: Comparison) -> None:
+        self.compared += 1
+        self.same_text += comparison.same_text
+        self.same_verdicts += comparison.same_verdicts
+        if comparison.probability_change > self.largest_change:
+            self.largest_change, self.largest_at = comparison.probability_change, label
+        if comparison.problem is None:
+            self.same += 1
+        else:
+            self.drifted.append(f"{label}: {comparison.problem}")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One live answer against its record."""
+
+    same_text: bool
+    same_verdicts: bool
+    probability_change: float  # largest |live - recorded| over the verdicts; 0 if none recorded
+    problem: str | None  # None when text and probabilities are identical
+
+
+def verdicts(text: str) -> tuple[bool, ...]:
+    """The answer's boolean verdicts in document order (what verdict probabilities follow);
+    none for an answer that is not JSON (a free-text reason)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return ()
+    found: list[bool] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, bool):
+            found.append(node)
+        elif isinstance(node, dict):
+            for child in node.values():
+                walk(child)
+        elif isinstance(node, list):
+            for child in node:
+                walk(child)
+
+    walk(value)
+    return tuple(found)
+
+
+def compare(exchange: Exchange, completion: Completion) -> Comparison:
+    """How a live answer differs from the recorded one."""
+    text, recorded = completion.text, exchange.text
+    recorded_p = exchange.completion.verdict_probabilities
+    live_p = completion.verdict_probabilities
+    change = 0.0
+    if recorded_p is not None and live_p is not None and len(recorded_p) == len(live_p):
+        change = max((abs(a - b) for a, b in zip(live_p, recorded_p, strict=True)), default=0.0)
+    same_verdicts = verdicts(text) == verdicts(recorded)
+    if text == recorded:
+        if recorded_p is None or live_p == recorded_p:
+            return Comparison(True, True, change, None)
+        return Comparison(True, True, change, "same text, different verdict probabilities")
+    at = next(
+        (i for i, (a, b) in enumerate(zip(text, recorded, strict=False)) if a != b),
+        min(len(text), len(recorded)),
+    )
+    return Comparison(False, same_verdicts, change, f"differs from character {at}")
+
+
+def sample(population: Sequence[T], count: int | None) -> list[T]:
+    """`count` of `population` spread evenly over it (all when None or more than there are):
+    deterministic, so two machines re-run the same sample."""
+    if count is None or count >= len(population):
+        return list(population)
+    return [population[i * len(population) // count] for i in range(count)]
 
 
 def rebuild_request(exchange: Exchange) -> JudgeRequest:
@@ -76,22 +176,6 @@ class _Judges:
             judge.close()
 
 
-def _compare(exchange: Exchange, judge: Judge) -> str | None:
-    """None when the live answer is the recorded one, else how it differs."""
-    completion = judge.complete(rebuild_request(exchange))
-    text, recorded = completion.text, exchange.text
-    recorded_p = exchange.completion.verdict_probabilities
-    if text == recorded:
-        if recorded_p is None or completion.verdict_probabilities == recorded_p:
-            return None
-        return "same text, different verdict probabilities"
-    at = next(
-        (i for i, (a, b) in enumerate(zip(text, recorded, strict=False)) if a != b),
-        min(len(text), len(recorded)),
-    )
-    return f"differs from character {at}"
-
-
 def rerun_exchanges(exchanges: Iterable[Exchange], threads: int | None = None) -> RerunReport:
     """Re-run each exchange live and say which came back byte-identical."""
     report = RerunReport()
@@ -113,11 +197,10 @@ def rerun_exchanges(exchanges: Iterable[Exchange], threads: int | None = None) -
                 continue
             identity = judge.identity
             changed = [] if identity is None else identity_differences(exchange.parts, identity)
-            problem = "; ".join(changed) if changed else _compare(exchange, judge)
-            if problem is None:
-                report.same += 1
-            else:
-                report.drifted.append(f"{label}: {problem}")
+            if changed:
+                report.drifted.append(f"{label}: {'; '.join(changed)}")
+                continue
+            report.add(label, compare(exchange, judge.complete(rebuild_request(exchange))))
     finally:
         judges.close()
     return report

@@ -15,6 +15,7 @@ from offline_scorer.cli.cassette import cassette
 from offline_scorer.cli.eval import eval_command
 from offline_scorer.cli.models import grammars, models
 from offline_scorer.cli.report import report
+from offline_scorer.cli.reproduce import reproduce_command
 from offline_scorer.cli.score import score
 from offline_scorer.cli.serve import serve_command
 from offline_scorer.errors import OfflineScorerError
@@ -47,6 +48,7 @@ for _command in (
     score,
     eval_command,
     report,
+    reproduce_command,
     models,
     grammars,
     cassette,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -11,23 +10,20 @@ from typing import Any
 import click
 
 from offline_scorer.cassette.fields import DUMPED
-from offline_scorer.cassette.records import Exchange, from_payload
 from offline_scorer.cassette.store.file import CassetteFile
-from offline_scorer.cassette.store.salvage import repair, verify
+from offline_scorer.cassette.store.salvage import repair
+from offline_scorer.cli.cassette_check import (
+    digest_command,
+    keygen_command,
+    open_cassette,
+    read_exchanges,
+    sign_command,
+    verify_command,
+)
 from offline_scorer.cli.options import ScorerChoice, model_options, scorer_options
-from offline_scorer.errors import CassetteFileError, InputError, OfflineScorerError
+from offline_scorer.errors import OfflineScorerError
 
 _path = click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
-
-
-def _open(path: Path) -> CassetteFile:
-    if not path.is_file():
-        raise InputError(f"no such cassette: {path}")
-    return CassetteFile(path, create=False)
-
-
-def _exchanges(cassette: CassetteFile) -> list[Exchange]:
-    return [from_payload(cassette, key, payload) for key, payload in cassette.iter_exchanges()]
 
 
 def _model_names() -> dict[str, str]:
@@ -42,15 +38,19 @@ def _model_names() -> dict[str, str]:
 
 @click.group()
 def cassette() -> None:
-    """Recorded model exchanges: show, dump, verify, merge, upgrade, repair."""
+    """Recorded model exchanges: show, dump, digest, verify, sign, merge, upgrade, repair."""
+
+
+for _command in (digest_command, keygen_command, sign_command, verify_command):
+    cassette.add_command(_command)
 
 
 @cassette.command()
 @_path
 def show(path: Path) -> None:
     """Format version, size, and exchange counts by model and step."""
-    with _open(path) as cas:
-        exchanges = _exchanges(cas)
+    with open_cassette(path) as cas:
+        exchanges = read_exchanges(cas)
         names = _model_names()
         click.echo(f"cassette:  {path}")
         click.echo(f"format:    version {cas.format_version}, written by {cas.writer}")
@@ -74,8 +74,8 @@ def dump(path: Path) -> None:
 
     A record shows the key fields of its own key format: the schema as JSON (format 3), the
     grammar text (formats 1 and 2)."""
-    with _open(path) as cas:
-        for ex in _exchanges(cas):
+    with open_cassette(path) as cas:
+        for ex in read_exchanges(cas):
             record: dict[str, Any] = {
                 "key": ex.key.hex(),
                 "step": ex.step,
@@ -93,48 +93,6 @@ def dump(path: Path) -> None:
             click.echo(json.dumps(record, ensure_ascii=False))
 
 
-def _check_keys(cas: CassetteFile) -> int:
-    """Exchanges whose stored key does not match their stored request (tampering)."""
-    return sum(1 for ex in _exchanges(cas) if ex.parts.digest() != ex.key)
-
-
-@cassette.command("verify")
-@_path
-@click.option(
-    "--live", is_flag=True, help="Re-run every exchange on the live model and compare the bytes."
-)
-@click.option("--threads", type=click.IntRange(min=1), default=None)
-def verify_command(path: Path, live: bool, threads: int | None) -> None:
-    """Integrity (checksums, strict decoding, keys); with --live, reproducibility too."""
-    report = verify(path)
-    if not report.ok:
-        raise CassetteFileError(f"DAMAGED {path}: {report.problem}")
-    with _open(path) as cas:
-        mismatched = _check_keys(cas)
-        if mismatched:
-            raise CassetteFileError(
-                f"DAMAGED {path}: {mismatched} exchange(s) do not match their keys"
-            )
-        click.echo(
-            f"ok {path}: {report.records} intact records, {report.exchanges} exchanges, "
-            f"{report.blobs} blobs"
-        )
-        if live:
-            _verify_live(cas, threads)
-
-
-def _verify_live(cas: CassetteFile, threads: int | None) -> None:
-    from offline_scorer.assembly.rerun import rerun_exchanges
-
-    report = rerun_exchanges(_exchanges(cas), threads)
-    total = report.same + len(report.drifted)
-    click.echo(f"live: {report.same} of {total} exchanges came back byte-identical")
-    for line in report.drifted:
-        click.echo(f"  drift {line}")
-    if report.drifted:
-        sys.exit(1)
-
-
 @cassette.command()
 @click.argument("output", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
@@ -145,8 +103,8 @@ def merge(output: Path, inputs: tuple[Path, ...]) -> None:
     added = skipped = 0
     with CassetteFile(output, create=True) as out:
         for source in inputs:
-            with _open(source) as cas:
-                for ex in _exchanges(cas):
+            with open_cassette(source) as cas:
+                for ex in read_exchanges(cas):
                     if out.get_exchange(ex.key) is not None:
                         skipped += 1
                         continue

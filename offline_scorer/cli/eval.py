@@ -100,8 +100,21 @@ def eval_command(
         json.dumps(agg.to_dict(), ensure_ascii=False, indent=2) if as_json else format_table(agg)
     )
     click.echo(f"results: {out}", err=True)
+    _print_digests(out, run, data)
     if agg.failed:
         sys.exit(1)
+
+
+def _print_digests(out: Path, run: RunSpec, data: Path) -> None:
+    """The results file's sha256 and the cassette's content digest: what a paper cites."""
+    from offline_scorer.cassette.judge import RecordMode
+    from offline_scorer.report.provenance import provenance
+
+    cassette = None if run.mode is RecordMode.OFF else run.cassette_path()
+    if cassette is not None and not cassette.is_file():
+        cassette = None
+    for line in provenance(out, run.kind, cassette, data).lines():
+        click.echo(line, err=True)
 
 
 def _run_here(job: EvalJob, run: RunSpec, total: int, workers: int) -> JobOutcome:

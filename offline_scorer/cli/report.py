@@ -12,6 +12,8 @@ import click
 
 from offline_scorer.errors import InputError
 from offline_scorer.report import aggregate, format_table, read_results, render_html, write_html
+from offline_scorer.report.lines import kind_of
+from offline_scorer.report.provenance import provenance
 from offline_scorer.scorers.registry import get_spec
 
 
@@ -37,6 +39,19 @@ from offline_scorer.scorers.registry import get_spec
     "label, human_score that the rows have].",
 )
 @click.option(
+    "--cassette",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The cassette the run recorded: its content digest, judge and runtime versions join "
+    "the report, with the commands that check them.",
+)
+@click.option(
+    "--data",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The dataset the run scored, named in the report's `reproduce` command.",
+)
+@click.option(
     "--scorer",
     "kind",
     default=None,
@@ -49,13 +64,16 @@ def report(
     as_json: bool,
     no_html: bool,
     label: str | None,
+    cassette: Path | None,
+    data: Path | None,
     kind: str | None,
 ) -> None:
     """Aggregate a results file (JSON Lines from a batch run) and write an HTML report.
 
     When the data rows carried a label (true/false or 0/1 for faithful, or a number), judge-
     quality figures are added: ROC AUC, balanced accuracy or Spearman, with bootstrap
-    intervals.
+    intervals. The report names the results file by its sha256 and, with --cassette, the
+    cassette by its content digest, with the commands a reader runs to check both.
     """
     if no_html and html_path is not None:
         raise InputError("--html and --no-html contradict each other; give one of them")
@@ -74,18 +92,21 @@ def report(
         raise InputError(
             f"{results}: {error}" if label is None else f"--label {label}: {error}"
         ) from None
+    origin = provenance(results, kind or kind_of(items).kind, cassette, data)
     if html_path is not None:
-        write_html(
-            render_html(items, agg, f"Evaluation report: {results.name}"), html_path, results
-        )
+        title = f"Evaluation report: {results.name}"
+        write_html(render_html(items, agg, title, provenance=origin), html_path, results)
     if as_json:
-        text = json.dumps(agg.to_dict(), indent=2, ensure_ascii=False)
+        document = {**agg.to_dict(), "provenance": origin.to_dict()}
+        text = json.dumps(document, indent=2, ensure_ascii=False)
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate in an id cannot be printed as UTF-8
-            text = json.dumps(agg.to_dict(), indent=2)
+            text = json.dumps(document, indent=2)
         click.echo(text)
     else:
         click.echo(format_table(agg), nl=False)
+    for line in origin.lines():
+        click.echo(line, err=True)
     if html_path is not None:
         click.echo(f"wrote {html_path}", err=True)

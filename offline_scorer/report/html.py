@@ -26,6 +26,7 @@ from offline_scorer.report.charts import axis_colours, coordinate, css_name, his
 from offline_scorer.report.lines import kind_of, read_results
 from offline_scorer.report.model import Aggregate
 from offline_scorer.report.numbers import num
+from offline_scorer.report.provenance import Provenance
 from offline_scorer.report.table import interval, quality_heading, quality_rows
 from offline_scorer.scorers.spec import VerdictColumn
 
@@ -69,9 +70,12 @@ def render_html(
     title: str,
     axes: Sequence[str] | None = None,
     verdicts: Sequence[VerdictColumn] | None = None,
+    provenance: Provenance | None = None,
 ) -> str:
     """The page for a run; `axes` defaults to those `agg` was made with, `verdicts` to the
-    columns of failing verdicts the run's scorer kind declares."""
+    columns of failing verdicts the run's scorer kind declares. With `provenance`, a section
+    names the results file's sha256, the cassette's content digest, the judge and the
+    commands that check them."""
     from offline_scorer import __version__
 
     axes = agg.axes if axes is None else tuple(axes)
@@ -96,6 +100,7 @@ def render_html(
         "scatter": scatter(ok, axes) if ok and len(axes) == 2 else None,
         "lowest": lowest,
         "verdict_headings": [column.heading for column in verdicts],
+        "provenance": None if provenance is None else provenance.to_dict(),
     }
     if agg.quality is not None:
         heading, left_out = quality_heading(agg.quality)

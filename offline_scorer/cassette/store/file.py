@@ -256,6 +256,13 @@ class CassetteFile:
         for entry in list(self._log):
             yield entry[0], self._exchange(entry)
 
+    def iter_latest_exchanges(self) -> Iterator[tuple[bytes, dict[str, object]]]:
+        """The exchange each key answers with (its latest record), in file order, as (key, map).
+
+        What replay sees: a content digest is taken over these, not over superseded records."""
+        for entry in sorted(self._exchanges.values(), key=lambda entry: entry[1]):
+            yield entry[0], self._exchange(entry)
+
     def has_blob(self, key: bytes) -> bool:
         return key in self._blobs
 

@@ -1,0 +1,157 @@
+"""`reproduce`: a results file against the lines a replay derives again, byte for byte.
+
+A published results file is checked by deriving every line again from the data and the
+cassette and comparing the bytes. Both sides are streams (the file is read line by line, the
+lines come from an executor in input order), so a file of millions of lines costs the memory
+of a few; the sha256 of the results file is taken on the same pass.
+
+When a line differs, the first differing field is named by its path (``result.score``,
+``axes.coverage``, ``result.preprocessStepResult.alignment[0].supported``), which says more
+than a byte offset: a different ``digest`` alone means the data row, the scorer options or the
+judge identity differ from the run's, not the judge's answers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from offline_scorer.errors import InputError
+from offline_scorer.files import open_binary
+
+__all__ = ["Difference", "Reproduction", "compare_lines", "first_difference", "first_kind"]
+
+SHOWN = 10
+"""Differing lines listed in full; the rest are counted."""
+
+
+@dataclass(frozen=True)
+class Difference:
+    line: int  # 1-based line number in the results file
+    id: str | None  # the line's id (the reproduced one when the file's line is unreadable)
+    field: str  # path of the first differing field, or what is wrong with the line
+    recorded: str  # the file's value there, as JSON (shortened)
+    reproduced: str  # the reproduced value there
+
+    def describe(self) -> str:
+        return (
+            f"line {self.line} (id {self.id}): {self.field} differs: "
+            f"file has {self.recorded}, reproduced {self.reproduced}"
+        )
+
+
+@dataclass
+class Reproduction:
+    lines: int = 0  # lines compared (the longer of the two sides)
+    identical: int = 0
+    differences: list[Difference] = field(default_factory=list)  # the first SHOWN
+    differing: int = 0
+    sha256: str = ""  # of the results file as read
+
+    @property
+    def ok(self) -> bool:
+        return self.differing == 0 and self.lines > 0
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def first_difference(recorded: Any, reproduced: Any, path: str = "") -> tuple[str, Any, Any]:
+    """(path, recorded value, reproduced value) of the first place two JSON values differ, in
+    the reproduced value's key order; ("", a, b) when they are equal as JSON."""
+    if isinstance(recorded, dict) and isinstance(reproduced, dict):
+        for key in (*reproduced, *(k for k in recorded if k not in reproduced)):
+            where = f"{path}.{key}" if path else key
+            if key not in recorded:
+                return where, "(absent)", reproduced[key]
+            if key not in reproduced:
+                return where, recorded[key], "(absent)"
+            found = first_difference(recorded[key], reproduced[key], where)
+            if found[0]:
+                return found
+        if list(recorded) != list(reproduced):
+            return (path or "line") + " (key order)", list(recorded), list(reproduced)
+        return "", recorded, reproduced
+    if isinstance(recorded, list) and isinstance(reproduced, list):
+        for index, (a, b) in enumerate(zip(recorded, reproduced, strict=False)):
+            found = first_difference(a, b, f"{path}[{index}]")
+            if found[0]:
+                return found
+        if len(recorded) != len(reproduced):
+            return f"{path} (length)", len(recorded), len(reproduced)
+        return "", recorded, reproduced
+    if recorded == reproduced and type(recorded) is type(reproduced):
+        return "", recorded, reproduced
+    return path or "line", recorded, reproduced
+
+
+def _difference(number: int, raw: bytes | None, line: str | None) -> Difference:
+    reproduced = None if line is None else json.loads(line)
+    reproduced_id = reproduced.get("id") if isinstance(reproduced, dict) else None
+    if raw is None:
+        return Difference(number, reproduced_id, "line", "(no such line)", "a line")
+    try:
+        recorded = json.loads(raw)
+    except ValueError:
+        return Difference(number, reproduced_id, "line", "(not JSON)", "a line")
+    recorded_id = recorded.get("id") if isinstance(recorded, dict) else None
+    if reproduced is None:
+        return Difference(number, recorded_id, "line", "a line", "(no data row for it)")
+    where, a, b = first_difference(recorded, reproduced)
+    if not where:  # same JSON, other bytes: spacing, escapes or number spelling
+        where, a, b = "bytes (same JSON, another layout)", raw.decode("utf-8", "replace"), line
+    if where == "digest":
+        where = "digest (the data row, scorer options or judge identity differ from the run's)"
+    return Difference(number, recorded_id or reproduced_id, where, _short(a), _short(b))
+
+
+def compare_lines(results: Path, reproduced: Iterable[str]) -> Reproduction:
+    """Compare the results file with reproduced lines (no line breaks), streaming both."""
+    outcome = Reproduction()
+    digest = hashlib.sha256()
+    with open_binary(results, "results file") as handle:
+        recorded: Iterator[bytes] = iter(handle)
+        produced = iter(reproduced)
+        number = 0
+        while True:
+            raw = next(recorded, None)
+            if raw is not None:
+                digest.update(raw)
+            line = next(produced, None)
+            if raw is None and line is None:
+                break
+            number += 1
+            body = None if raw is None else raw.removesuffix(b"\n")
+            if body is not None and line is not None and body == line.encode("utf-8"):
+                outcome.identical += 1
+                continue
+            outcome.differing += 1
+            if len(outcome.differences) < SHOWN:
+                outcome.differences.append(_difference(number, body, line))
+        outcome.lines = number
+    outcome.sha256 = digest.hexdigest()
+    return outcome
+
+
+def first_kind(results: Path) -> str:
+    """The scorer kind the first line of a results file names (format 1: the legacy kind)."""
+    with open_binary(results, "results file") as handle:
+        first = handle.readline()
+    if not first.strip():
+        raise InputError(f"{results}: the results file is empty")
+    try:
+        record = json.loads(first)
+    except ValueError:
+        raise InputError(f"{results}: line 1 is not JSON; is this a results file?") from None
+    if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+        raise InputError(f"{results}: line 1 is not a results line")
+    kind = record.get("scorer", "summarization")
+    if not isinstance(kind, str):
+        raise InputError(f"{results}: line 1 names no scorer kind")
+    return kind

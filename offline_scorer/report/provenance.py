@@ -1,0 +1,97 @@
+"""What a reader needs to check a report: the digests, the judge, and the commands to run.
+
+A table of scores is only citable with what it was derived from. `report --cassette FILE`
+names the results file by its sha256 and the cassette by its content digest (definition in
+`cassette.digest`), adds the judge identities and runtime versions the cassette recorded, and
+writes out the commands that check each: `sha256sum`, `cassette verify --digest` and
+`reproduce`. Without a cassette only the results file's sha256 is known.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from offline_scorer.cassette.digest import ContentDigest, content_digest
+from offline_scorer.files import open_binary
+
+__all__ = ["Provenance", "file_sha256", "provenance"]
+
+
+def file_sha256(path: Path) -> str:
+    """The hex sha256 of a file's bytes, read in chunks (a results file may be large)."""
+    digest = hashlib.sha256()
+    with open_binary(path, "results file") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Provenance:
+    results: Path
+    results_sha256: str
+    kind: str
+    cassette: Path | None = None
+    cassette_digest: ContentDigest | None = None
+    data: Path | None = None
+
+    def commands(self) -> list[str]:
+        """The commands a reader runs, in order, to check what the report shows."""
+        results = shlex.quote(str(self.results))
+        commands = [f"sha256sum {results}  # expect {self.results_sha256}"]
+        if self.cassette is None or self.cassette_digest is None:
+            return commands
+        cassette = shlex.quote(str(self.cassette))
+        data = shlex.quote(str(self.data)) if self.data is not None else "DATA.jsonl"
+        commands += [
+            f"offline-scorer cassette verify {cassette} --digest {self.cassette_digest}",
+            f"offline-scorer reproduce {results} --cassette {cassette} --data {data} "
+            f"--scorer {shlex.quote(self.kind)}  # plus the run's scorer options and --model, "
+            "if not the defaults",
+        ]
+        return commands
+
+    def to_dict(self) -> dict[str, Any]:
+        from offline_scorer import __version__
+
+        digest = self.cassette_digest
+        return {
+            "results": str(self.results),
+            "results_sha256": "sha256:" + self.results_sha256,
+            "cassette": None if self.cassette is None else str(self.cassette),
+            "cassette_digest": None if digest is None else str(digest),
+            "cassette_exchanges": None if digest is None else digest.exchanges,
+            "judges": []
+            if digest is None
+            else [
+                {
+                    "model_sha256": judge.model_sha256,
+                    "chat_template_sha256": judge.chat_template_sha256,
+                    "backend": judge.backend,
+                    "verdict_threshold": judge.verdict_threshold,
+                }
+                for judge in digest.judges
+            ],
+            "runtimes": [] if digest is None else [dict(runtime) for runtime in digest.runtimes],
+            "offline_scorer": __version__,
+            "commands": self.commands(),
+        }
+
+    def lines(self) -> list[str]:
+        """The digests as `eval`, `report` and `reproduce` print them."""
+        shown = [f"results  sha256:{self.results_sha256}  {self.results}"]
+        if self.cassette_digest is not None:
+            shown.append(f"cassette {self.cassette_digest}  {self.cassette}")
+        return shown
+
+
+def provenance(
+    results: Path, kind: str, cassette: Path | None = None, data: Path | None = None
+) -> Provenance:
+    """The provenance of a results file, with its cassette's when one is given."""
+    digest = None if cassette is None else content_digest(cassette)
+    return Provenance(results, file_sha256(results), kind, cassette, digest, data)

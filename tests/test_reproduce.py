@@ -1,0 +1,132 @@
+"""`offline-scorer reproduce`: a results file derived again from its data and cassette."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+
+import pytest
+
+from offline_scorer.batch.reproduce import compare_lines, first_difference
+from tests.conftest import FIXTURES, block_imports_code, replay_env
+from tests.test_cli import assert_clean_error, run_cli
+
+GOLDEN = FIXTURES / "golden" / "results.jsonl"
+CASSETTE = FIXTURES / "cassettes" / "fixtures.oscas"
+DATA = FIXTURES / "pairs.jsonl"
+
+
+def _reproduce(results, *extra: str):
+    return run_cli(
+        "reproduce", str(results), "--cassette", str(CASSETTE), "--data", str(DATA), *extra
+    )
+
+
+def _tampered(tmp_path, number: int, edit) -> str:
+    """The golden file with line `number` edited; returns that line's id."""
+    lines = GOLDEN.read_text(encoding="utf-8").splitlines()
+    record = json.loads(lines[number - 1])
+    edit(record)
+    lines[number - 1] = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    (tmp_path / "tampered.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return record["id"]
+
+
+def test_the_fixture_results_reproduce_without_a_model_runtime(tmp_path):
+    """No model file (the registry points at a missing one) and llama_cpp unimportable."""
+    code = block_imports_code("llama_cpp", "llguidance") + (
+        "import sys\nfrom offline_scorer.cli.app import main\nsys.argv[0] = 'offline-scorer'\n"
+        "main()\n"
+    )
+    args = ["reproduce", str(GOLDEN), "--cassette", str(CASSETTE), "--data", str(DATA)]
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        env=replay_env(tmp_path),
+        timeout=120,
+    )
+    out = proc.stdout.decode()
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert "12 of 12 lines identical" in out
+    assert f"results  sha256:{hashlib.sha256(GOLDEN.read_bytes()).hexdigest()}" in out
+    assert "cassette oscas-content-v1:sha256:" in out
+
+
+def test_a_tampered_verdict_is_named_by_line_and_field(tmp_path):
+    def flip(record):
+        claim = record["result"]["preprocessStepResult"]["alignment"][1]
+        claim["supported"] = not claim["supported"]
+
+    ident = _tampered(tmp_path, 3, flip)
+    proc = _reproduce(tmp_path / "tampered.jsonl")
+    out = proc.stdout.decode()
+    assert proc.returncode == 1
+    assert out.splitlines()[0].startswith(
+        f"line 3 (id {ident}): result.preprocessStepResult.alignment[1].supported differs:"
+    )
+    assert "11 of 12 lines identical" in out
+
+
+def test_a_tampered_score_and_a_missing_line(tmp_path):
+    def lower(record):
+        record["score"] = 0
+
+    ident = _tampered(tmp_path, 5, lower)
+    tampered = tmp_path / "tampered.jsonl"
+    lines = tampered.read_text(encoding="utf-8").splitlines(keepends=True)
+    tampered.write_text("".join(lines[:-1]), encoding="utf-8")  # the last line lost
+    out = _reproduce(tampered).stdout.decode()
+    assert f"line 5 (id {ident}): score differs: file has 0, reproduced" in out
+    assert "line 12 (id 12-kite-festival): line differs: file has (no such line)" in out
+    assert "10 of 12 lines identical" in out
+
+
+def test_other_scorer_options_show_as_the_digest(tmp_path):
+    proc = _reproduce(GOLDEN, "--max-questions", "3")
+    first = proc.stdout.decode().splitlines()[0]
+    assert proc.returncode == 1
+    assert first.startswith("line 1 (id 01-harbor-bridge): digest (the data row, scorer options")
+
+
+def test_reproduce_with_two_worker_processes():
+    proc = _reproduce(GOLDEN, "--workers", "2")
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert "12 of 12 lines identical" in proc.stdout.decode()
+
+
+def test_user_mistakes_are_one_line(tmp_path):
+    assert_clean_error(_reproduce(tmp_path / "none.jsonl"), 2, "no such results file")
+    proc = run_cli(
+        "reproduce", str(GOLDEN), "--cassette", str(tmp_path / "x.oscas"), "--data", str(DATA)
+    )
+    assert_clean_error(proc, 5, "does not exist")
+    assert_clean_error(_reproduce(GOLDEN, "--scorer", "nosuch"), 2, "not nosuch")
+    assert_clean_error(_reproduce(GOLDEN, "--ray-address", "auto"), 2, "needs --executor ray")
+    proc = run_cli(
+        "reproduce", str(GOLDEN), "--cassette", str(CASSETTE), "--data", str(tmp_path / "d")
+    )
+    assert_clean_error(proc, 2, "no such dataset")
+
+
+@pytest.mark.parametrize(
+    ("recorded", "reproduced", "where"),
+    [
+        ({"a": 1, "b": {"c": [1, 2]}}, {"a": 1, "b": {"c": [1, 3]}}, "b.c[1]"),
+        ({"a": 1, "b": 2}, {"b": 2, "a": 1}, "line (key order)"),
+        ({"a": [1]}, {"a": [1, 2]}, "a (length)"),
+        ({"a": 1}, {"a": 1, "x": None}, "x"),
+        ({"a": True}, {"a": 1}, "a"),  # equal in Python, not in JSON
+        ({"a": 1}, {"a": 1}, ""),
+    ],
+)
+def test_first_difference_names_the_path(recorded, reproduced, where):
+    assert first_difference(recorded, reproduced)[0] == where
+
+
+def test_same_json_in_other_bytes_is_a_difference(tmp_path):
+    results = tmp_path / "r.jsonl"
+    results.write_text('{"id": "a", "score": 1}\n', encoding="utf-8")
+    outcome = compare_lines(results, ['{"id":"a","score":1}'])
+    assert not outcome.ok and outcome.differences[0].field.startswith("bytes")
