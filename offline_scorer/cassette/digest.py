@@ -15,7 +15,9 @@ Definition, content digest version 1 (printed as ``oscas-content-v1:sha256:<64 h
   model and chat template sha256, backend, verdict threshold, key format);
 * per exchange: ``e = sha256(b"oscas-content-v1\\0" + key + R)``, where ``R`` is the msgpack
   encoding (`msgpack.packb(..., use_bin_type=True)`, floats as float64) of the array
-  ``[text, verdict_probabilities or nil]``;
+  ``[text, verdict_probabilities or nil]``, with the finish reason appended as a third item
+  when the answer was cut at its budget (``"length"``; only chat requests allow that), so every
+  digest of a cassette without cut answers is what it was before cut answers existed;
 * the digest: ``sha256`` of the concatenation of every ``e``, sorted bytewise.
 
 Not covered: the step name (a label), the record's "meta" (runtime versions, token counts), the
@@ -69,11 +71,12 @@ class ContentDigest:
 
 def exchange_digest(exchange: Exchange) -> bytes:
     """``e`` of the module docstring for one exchange whose key is known to hold."""
-    probabilities = exchange.completion.verdict_probabilities
-    response = msgpack.packb(
-        [exchange.text, None if probabilities is None else list(probabilities)],
-        use_bin_type=True,
-    )
+    completion = exchange.completion
+    probabilities = completion.verdict_probabilities
+    items: list[object] = [exchange.text, None if probabilities is None else list(probabilities)]
+    if completion.finish_reason != "stop":
+        items.append(completion.finish_reason)
+    response = msgpack.packb(items, use_bin_type=True)
     return hashlib.sha256(_DOMAIN + exchange.key + response).digest()
 
 
