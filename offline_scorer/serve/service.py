@@ -54,6 +54,9 @@ class JudgeService:
         mode: RecordMode,
     ) -> None:
         self.judge = judge
+        # The recorder, when the judge is one (modes replay, auto, record): hits are looked up
+        # in its cassette before a request queues for the model.
+        self.recorder = judge if isinstance(judge, CassetteJudge) else None
         self.spec = spec
         self.identity = identity
         self.backend = backend
@@ -67,8 +70,7 @@ class JudgeService:
 
     @property
     def cassette_path(self) -> str | None:
-        path = getattr(self.judge, "path", None)
-        return None if path is None else str(path)
+        return None if self.recorder is None else str(self.recorder.path)
 
     def key(self, request: JudgeRequest) -> bytes:
         return key_parts(request, self.identity).digest()
@@ -80,13 +82,8 @@ class JudgeService:
     def _instant(self, key: bytes) -> bool:
         if self.mode is RecordMode.REPLAY:
             return True
-        cassette = getattr(self.judge, "cassette", None)
-        return (
-            self.mode is RecordMode.AUTO
-            and isinstance(self.judge, CassetteJudge)
-            and cassette is not None
-            and cassette.has_exchange(key)
-        )
+        cassette = None if self.recorder is None else self.recorder.cassette
+        return self.mode is RecordMode.AUTO and cassette is not None and cassette.has_exchange(key)
 
     def check_schema(self, schema: Mapping[str, Any] | None) -> None:
         """Refuse, before queueing, a schema the backend cannot decode under (live modes)."""
