@@ -10,7 +10,10 @@ library's own scorer:
   and questions chosen from the source's fact-stating sentences;
 * analyze: one verdict per listed question, in order, echoing it;
 * reason: "The score is <the given score> because ..." as one bounded sentence that states no
-  other number and copies no run of the prompt's fixed text.
+  other number;
+
+and in every step no free text copies a run of the prompt's fixed text (its instructions and
+worked examples).
 
 The messages the model sees stay exactly what Mastra sent. A request whose text does not match
 (another Mastra version, another scorer) falls back to the schema it carries, which is what
@@ -26,7 +29,7 @@ from typing import Any
 
 from offline_scorer.judging.protocol import Message, SamplingSettings
 from offline_scorer.scorers.summarization.grounding import claims_of, question_candidates
-from offline_scorer.scorers.summarization.prompts import REASON_MAX_TOKENS, SAMPLING
+from offline_scorer.scorers.summarization.prompts import SAMPLING
 from offline_scorer.scorers.summarization.schemas import (
     NO_DIGITS_PATTERN,
     coverage_schema,
@@ -73,22 +76,33 @@ class Grounded:
 
 
 def recognise(messages: Sequence[Message]) -> Grounded | None:
-    """The grounded decoding for Mastra's summarization prompts; None for any other request."""
+    """The grounded decoding for Mastra's summarization prompts; None for any other request.
+
+    Free text in every step (the verdicts' reasons, the explanation) may not copy a run of the
+    prompt's fixed text: Mastra's worked examples ("95% accuracy, which contradicts 99%") are
+    what a small model would otherwise write about any pair.
+    """
     if len(messages) != 2 or messages[0].role != "system" or messages[1].role != "user":
         return None
-    if not messages[0].content.startswith(SYSTEM_START):
+    system = messages[0].content
+    if not system.startswith(SYSTEM_START):
         return None
     user = messages[1].content
     if user.startswith(_PRE_START):
-        return _preprocess(user)
+        return _preprocess(system, user)
     if user.startswith(_ANA_START):
-        return _analyze(user)
+        return _analyze(system, user)
     if user.startswith(_REA_START):
-        return _reason(messages[0].content, user)
+        return _reason(system, user)
     return None
 
 
-def _preprocess(user: str) -> Grounded | None:
+def _guarded(step: str, fixed: Sequence[str]) -> SamplingSettings:
+    """The library's settings for `step`, its free text kept off the prompt's fixed text."""
+    return replace(SAMPLING[step], no_copy=tuple(part for part in fixed if part.strip()))
+
+
+def _preprocess(system: str, user: str) -> Grounded | None:
     cap = _PRE_MAX.search(user)
     end = user.find(_PRE_END)
     start = user.find(_PRE_SOURCE, user.rfind("\n}"))  # the inputs follow the worked example
@@ -100,10 +114,11 @@ def _preprocess(user: str) -> Grounded | None:
         return None
     source, summary = inputs[:cut], inputs[cut + len(_SUMMARY) :]
     schema = preprocess_schema(claims_of(summary), question_candidates(source), int(cap.group(1)))
-    return Grounded("preprocess", schema, SAMPLING["preprocess"])
+    fixed = (system, user[: start + len(_PRE_SOURCE)], user[end:])
+    return Grounded("preprocess", schema, _guarded("preprocess", fixed))
 
 
-def _analyze(user: str) -> Grounded | None:
+def _analyze(system: str, user: str) -> Grounded | None:
     count = _ANA_COUNT.search(user)
     end = user.find(_ANA_END)
     if count is None or end < 0:
@@ -112,7 +127,8 @@ def _analyze(user: str) -> Grounded | None:
     questions = _numbered(listed, int(count.group(1)))
     if questions is None:
         return None
-    return Grounded("analyze", coverage_schema(questions), SAMPLING["analyze"])
+    fixed = (system, _ANA_START, user[end:])
+    return Grounded("analyze", coverage_schema(questions), _guarded("analyze", fixed))
 
 
 def _numbered(block: str, count: int) -> list[str] | None:
@@ -141,6 +157,5 @@ def _reason(system: str, user: str) -> Grounded | None:
         return None
     headline = _REGEX_SPECIAL.sub(r"\\\1", f"The score is {score.group(1)} because ")
     pattern = f"^{headline}[^{_NO_DIGITS}]{{1,{REASON_MAX_CHARS}}}[.!?]$"
-    fixed = (system, user[: len(_REA_START)], user[end:])
-    sampling = replace(SAMPLING["reason"], max_tokens=REASON_MAX_TOKENS, no_copy=fixed)
+    sampling = _guarded("reason", (system, _REA_START, user[end:]))
     return Grounded("reason", {"type": "string", "pattern": pattern}, sampling, text_reply=True)
