@@ -20,6 +20,7 @@ from typing import Any
 
 from offline_scorer.batch.datasets import DataItem, RowError
 from offline_scorer.errors import ConfigError, InputError
+from offline_scorer.models.entry import MeasuredQuality
 from offline_scorer.report import stats as quality
 from offline_scorer.report.quality import binary_label
 from offline_scorer.scorers.protocol import Scorer
@@ -135,8 +136,30 @@ def _pair(interval: quality.Interval | None) -> tuple[float, float] | None:
     return None if interval is None else (interval.low, interval.high)
 
 
-def write_threshold(registry: Path, name: str, entry: Mapping[str, Any], threshold: float) -> None:
-    """Set `verdict_threshold` of model `name` in a registry file, keeping its comments.
+def measured_quality(result: Calibration, dataset: str, day: str) -> MeasuredQuality | None:
+    """What a calibration measured, as the registry keeps it (None: no AUC was measurable)."""
+    if result.roc_auc is None or result.roc_auc_ci is None:
+        return None
+    return MeasuredQuality(
+        dataset=dataset,
+        rows=result.items,
+        roc_auc=round(result.roc_auc, 3),
+        roc_auc_low=round(result.roc_auc_ci[0], 3),
+        roc_auc_high=round(result.roc_auc_ci[1], 3),
+        balanced_accuracy=round(result.balanced_accuracy, 3),
+        measured=day,
+    )
+
+
+def write_threshold(
+    registry: Path,
+    name: str,
+    entry: Mapping[str, Any],
+    threshold: float,
+    quality: MeasuredQuality | None = None,
+) -> None:
+    """Set `verdict_threshold` of model `name` in a registry file, keeping its comments, and
+    with `quality` its `[models.NAME.quality]` table (what the calibration measured).
 
     A user registry entry replaces the shipped one whole, so a model the file lacks is copied
     into it from `entry` (the resolved registry entry) before the threshold is set.
@@ -157,6 +180,11 @@ def write_threshold(registry: Path, name: str, entry: Mapping[str, Any], thresho
             table[key] = value
         models[name] = table
     models[name]["verdict_threshold"] = threshold
+    if quality is not None:
+        table = tomlkit.table()
+        for key, value in quality.model_dump().items():
+            table[key] = value
+        models[name]["quality"] = table
     try:
         registry.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(registry, tomlkit.dumps(document))

@@ -147,10 +147,14 @@ def test_calibrate_command_replays_and_writes_only_the_user_registry(tmp_path):
     figures = json.loads(proc.stdout)
     assert figures["roc_auc"] == 1.0 and figures["balanced_accuracy"] == 1.0
     assert figures["written_to"] == str(user)
-    assert (
-        tomllib.loads(user.read_text())["models"][spec.name]["verdict_threshold"]
-        == figures["threshold"]
-    )
+    written = tomllib.loads(user.read_text())["models"][spec.name]
+    assert written["verdict_threshold"] == figures["threshold"]
+    # what was measured, as the registry keeps it (shown beside every later score)
+    assert written["quality"]["dataset"] == _rows(tmp_path).name
+    assert written["quality"]["rows"] == figures["items"]
+    assert written["quality"]["roc_auc"] == round(figures["roc_auc"], 3)
+    assert written["quality"]["roc_auc_low"] == round(figures["roc_auc_ci"][0], 3)
+    assert written["quality"]["balanced_accuracy"] == round(figures["balanced_accuracy"], 3)
     assert (load_registry().models[spec.name].origin, spec.verdict_threshold) == shipped_before
 
 

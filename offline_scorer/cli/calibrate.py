@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import sys
 from pathlib import Path
@@ -45,7 +46,13 @@ def calibrate_command(
     from tqdm import tqdm
 
     from offline_scorer.batch.datasets import load_dataset
-    from offline_scorer.calibration import calibrate, collect, probability_reader, write_threshold
+    from offline_scorer.calibration import (
+        calibrate,
+        collect,
+        measured_quality,
+        probability_reader,
+        write_threshold,
+    )
     from offline_scorer.models.registry import SHIPPED_REGISTRY
     from offline_scorer.settings import user_registry_path
 
@@ -103,7 +110,11 @@ def calibrate_command(
         )
         click.echo(f"threshold          {result.threshold}")
     if target is not None:
-        write_threshold(target, spec.name, spec.to_entry(), result.threshold)
+        day = datetime.datetime.now(datetime.UTC).date().isoformat()
+        measured = measured_quality(result, labelled.name, day)
+        write_threshold(target, spec.name, spec.to_entry(), result.threshold, measured)
         click.echo(
-            f"wrote verdict_threshold = {result.threshold} for {spec.name} to {target}", err=True
+            f"wrote verdict_threshold = {result.threshold}"
+            f"{' and what was measured' if measured else ''} for {spec.name} to {target}",
+            err=True,
         )

@@ -9,6 +9,7 @@ import click
 from offline_scorer.files import decode_text
 from offline_scorer.files import read_text as files_read_text
 from offline_scorer.judging.protocol import Judge
+from offline_scorer.models.registry import ModelSpec
 
 
 def read_text(value: str, option: str) -> str:
@@ -36,3 +37,16 @@ def report_cassette(judge: Judge) -> None:
         )
     if judge.hits:
         click.echo(f"replayed {judge.hits} exchange(s) from {judge.path}", err=True)
+
+
+def show_quality(model: ModelSpec, as_json: bool) -> None:
+    """What the judge's registry entry says it is worth, beside the scores just printed; with
+    --json only the warning, on standard error, so the JSON stays the result alone."""
+    quality = model.quality
+    if quality is None:
+        return
+    warning = quality.warning()
+    if not as_json:
+        click.echo(quality.line())
+    if warning is not None:
+        click.echo(warning, err=as_json)

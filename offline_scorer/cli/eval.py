@@ -13,6 +13,7 @@ import click
 from offline_scorer.assembly.run_spec import RunSpec
 from offline_scorer.batch.executors import Executor, ProcessPoolExecutorBackend, SerialExecutor
 from offline_scorer.batch.job import EvalJob, JobOutcome, run_job
+from offline_scorer.cli.common import show_quality
 from offline_scorer.cli.options import ScorerChoice, judge_options, run_spec, scorer_options
 from offline_scorer.errors import InputError
 from offline_scorer.settings import RAY_ADDRESS_ENV
@@ -99,6 +100,7 @@ def eval_command(
     click.echo(
         json.dumps(agg.to_dict(), ensure_ascii=False, indent=2) if as_json else format_table(agg)
     )
+    show_quality(run.model(), as_json)
     click.echo(f"results: {out}", err=True)
     _print_digests(out, run, data)
     if agg.failed:

@@ -106,6 +106,8 @@ def report(
         click.echo(text)
     else:
         click.echo(format_table(agg), nl=False)
+        for line in origin.quality_lines():
+            click.echo(line)
     for line in origin.lines():
         click.echo(line, err=True)
     if html_path is not None:

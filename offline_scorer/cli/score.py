@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from offline_scorer.cli.common import read_text, report_cassette
+from offline_scorer.cli.common import read_text, report_cassette, show_quality
 from offline_scorer.cli.options import ScorerChoice, judge_options, run_spec, scorer_options
 from offline_scorer.errors import InputError
 
@@ -54,3 +54,4 @@ def score(
         finally:
             report_cassette(opened)
     click.echo(result.to_json() if as_json else run.spec.describe(result))
+    show_quality(model, as_json)

@@ -27,6 +27,50 @@ _DIGEST = "64 lowercase hex digits"
 _COUNT = "a whole number >= 0"
 
 
+Unit = Annotated[StrictFloat | StrictInt, Field(ge=0, le=1)]
+
+MEASURE_HINT = (
+    "to use a stronger judge, register its GGUF (README, Models), score labelled pairs with "
+    "`offline-scorer calibrate LABELLED.jsonl --model NAME`, which records what it measured"
+)
+
+
+class MeasuredQuality(BaseModel):
+    """What `calibrate` measured of a judge on labelled pairs: kept in its registry entry so
+    that every score the judge gives can be shown beside what the judge is worth."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    dataset: str = Field(description="the labelled file's name")
+    rows: Count = Field(description=_COUNT)
+    roc_auc: Unit = Field(description="a number from 0 to 1")
+    roc_auc_low: Unit = Field(description="a number from 0 to 1")
+    roc_auc_high: Unit = Field(description="a number from 0 to 1")
+    balanced_accuracy: Unit = Field(description="a number from 0 to 1")
+    measured: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="a date, YYYY-MM-DD")
+
+    @property
+    def at_chance(self) -> bool:
+        """Whether the AUC's 95% interval holds 0.5: no evidence the verdicts beat a coin."""
+        return self.roc_auc_low <= 0.5 <= self.roc_auc_high
+
+    def line(self) -> str:
+        return (
+            f"judge quality: ROC AUC {self.roc_auc:.3f} [{self.roc_auc_low:.3f}, "
+            f"{self.roc_auc_high:.3f}], balanced accuracy {self.balanced_accuracy:.3f}, on "
+            f"{self.rows} labelled pairs of {self.dataset} (calibrate, {self.measured})"
+        )
+
+    def warning(self) -> str | None:
+        """One line for a reader when the judge's verdicts were at chance; None otherwise."""
+        if not self.at_chance:
+            return None
+        return (
+            "warning: this judge's verdicts were at chance on labelled data (the interval of "
+            f"its ROC AUC holds 0.5): do not read these scores as evidence; {MEASURE_HINT}"
+        )
+
+
 class ModelEntry(BaseModel):
     """One `[models.NAME]` table. A field's description is the rule quoted when it is broken."""
 
@@ -46,6 +90,7 @@ class ModelEntry(BaseModel):
         DEFAULT_VERDICT_THRESHOLD, ge=0, le=1, description="a number from 0 to 1"
     )
     backend: str = Field(DEFAULT_BACKEND, description="an installed backend's name")
+    quality: MeasuredQuality | None = Field(None, description="a table written by calibrate")
 
     @model_validator(mode="after")
     def _one_location(self) -> ModelEntry:
@@ -78,15 +123,24 @@ def parse_entry(raw: Any, where: str) -> ModelEntry:
 
 def _explain(error: ValidationError) -> str:
     problems = error.errors()
-    unknown = sorted(str(p["loc"][0]) for p in problems if p["type"] == "extra_forbidden")
+    unknown = sorted(
+        ".".join(str(part) for part in p["loc"]) for p in problems if p["type"] == "extra_forbidden"
+    )
     if unknown:
         return f"unknown field(s) {', '.join(unknown)}"
     first = problems[0]
     if not first["loc"]:
         return str(first.get("ctx", {}).get("error", first["msg"]))
     name = str(first["loc"][0])
-    rule = ModelEntry.model_fields[name].description or first["msg"]
-    return f"{name} must be {rule}, got {first['input']!r}"
+    model: type[BaseModel] = ModelEntry
+    if name == "quality" and len(first["loc"]) > 1:  # a field of the nested table
+        model, name = MeasuredQuality, str(first["loc"][1])
+        shown = f"quality.{name}"
+    else:
+        shown = name
+    field = model.model_fields.get(name)
+    rule = (field.description if field is not None else None) or first["msg"]
+    return f"{shown} must be {rule}, got {first['input']!r}"
 
 
 def resolve_path(raw: dict[str, Any], origin: Path) -> dict[str, Any]:

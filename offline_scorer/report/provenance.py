@@ -17,6 +17,8 @@ from typing import Any
 
 from offline_scorer.cassette.digest import ContentDigest, content_digest
 from offline_scorer.files import open_binary
+from offline_scorer.models.entry import MeasuredQuality
+from offline_scorer.models.registry import load_registry
 
 __all__ = ["Provenance", "file_sha256", "provenance"]
 
@@ -73,6 +75,7 @@ class Provenance:
                     "chat_template_sha256": judge.chat_template_sha256,
                     "backend": judge.backend,
                     "verdict_threshold": judge.verdict_threshold,
+                    **_registered(judge.model_sha256),
                 }
                 for judge in digest.judges
             ],
@@ -80,6 +83,22 @@ class Provenance:
             "offline_scorer": __version__,
             "commands": self.commands(),
         }
+
+    def quality_lines(self) -> list[str]:
+        """What the registry says each recorded judge is worth, and a warning when it was at
+        chance: shown beside the scores, because a reader must not take noise for a finding."""
+        shown: list[str] = []
+        for judge in [] if self.cassette_digest is None else self.cassette_digest.judges:
+            found = _registered(judge.model_sha256)
+            quality = found.get("quality")
+            if quality is None:
+                continue
+            measured = MeasuredQuality.model_validate(quality)
+            shown.append(f"{found['model']}: {measured.line()}")
+            warning = measured.warning()
+            if warning is not None:
+                shown.append(warning)
+        return shown
 
     def lines(self) -> list[str]:
         """The digests as `eval`, `report` and `reproduce` print them."""
@@ -95,3 +114,12 @@ def provenance(
     """The provenance of a results file, with its cassette's when one is given."""
     digest = None if cassette is None else content_digest(cassette)
     return Provenance(results, file_sha256(results), kind, cassette, digest, data)
+
+
+def _registered(model_sha256: str) -> dict[str, Any]:
+    """The registry name and measured quality of the model with this sha256 ({} if unknown)."""
+    for spec in load_registry().models.values():
+        if spec.sha256 == model_sha256:
+            quality = None if spec.quality is None else spec.quality.model_dump()
+            return {"model": spec.name, "quality": quality}
+    return {}
