@@ -1,0 +1,169 @@
+"""Are the texts the judge wrote readable and honest? Counts over an eval results file.
+
+    python bench/bench_texts.py RESULTS.jsonl --data DATA.jsonl [--json]
+
+A text is a claim's reason, a coverage verdict's reason, or the judge's explanation (the part
+of the result's `reason` after "Judge's explanation: "). For each kind of text it counts:
+
+- not a sentence: does not end with . ! or ? (closing quotes or brackets may follow);
+- cut mid-word: not a sentence, and ends in a letter or digit at the step's length bound
+  (`MAX_REASON_CHARS` / `MAX_EXPLANATION_CHARS`), where decoding stopped it;
+- list numbering: starts with "1." / "2)" / "a." and the like, copied from the prompt's lists;
+- foreign characters: a letter of a script no input letter is from (Latin, Cyrillic, CJK, ...
+  as Unicode names them), or a symbol that is not ordinary punctuation (⅏, emoji, box drawing);
+- wrong numbers: a number the text states that is not one of the figures it may state: for
+  the explanation, the result's score, axis scores, counts and scale; for a reason, a number
+  written in the pair's source or summary (or, for coverage, in the question);
+- product-written: texts the product wrote instead of the model (a result field marks them;
+  none do yet, so this column is 0 until such a field exists).
+
+The inputs come from DATA (the file the run scored, by id): results lines hold no texts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from offline_scorer.scorers.summarization.schemas import (  # noqa: E402
+    MAX_EXPLANATION_CHARS,
+    MAX_REASON_CHARS,
+)
+
+COLUMNS = (
+    "texts",
+    "not_a_sentence",
+    "cut_mid_word",
+    "list_numbering",
+    "foreign_characters",
+    "wrong_numbers",
+    "product_written",
+)
+KINDS = ("claim reason", "coverage reason", "explanation")
+EXPLANATION_MARK = "Judge's explanation: "
+_SENTENCE_END = re.compile(r"[.!?][\"')\]\u2019\u201d]*$")
+_NUMBERING = re.compile(r"^\s*(?:\d{1,3}|[A-Za-z])[.)]\s")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_ORDINARY = set(" \t\n.,;:!?'\"()[]-/%$&+*=<>@#\u2019\u2018\u201c\u201d\u2013\u2014\u2026\u00a0")
+
+
+def script_of(char: str) -> str | None:
+    """The Unicode script family of a letter ("LATIN", "CJK", "HIRAGANA", ...), else None."""
+    if not unicodedata.category(char).startswith("L"):
+        return None
+    name = unicodedata.name(char, "")
+    return name.split(" ", 1)[0] if name else "UNKNOWN"
+
+
+def scripts_in(texts: Iterable[str]) -> set[str]:
+    return {script for text in texts for char in text if (script := script_of(char))}
+
+
+def foreign(text: str, allowed: set[str]) -> bool:
+    for char in text:
+        category = unicodedata.category(char)
+        if category.startswith("L"):
+            if script_of(char) not in allowed:
+                return True
+        elif category.startswith("N"):
+            if not char.isdigit() or not char.isascii():
+                return True  # superscripts, fractions, circled and wide digits
+        elif char not in _ORDINARY:
+            return True
+    return False
+
+
+def numbers_in(text: str) -> set[str]:
+    return {n.replace(",", "") for n in _NUMBER.findall(text)}
+
+
+def figures_of(result: Mapping[str, Any]) -> set[str]:
+    """The numbers an explanation may state: what the headline reports."""
+    shown = result["reason"].split(EXPLANATION_MARK, 1)[0]
+    return numbers_in(shown) | numbers_in(str(result["score"]))
+
+
+def check(text: str, bound: int, allowed_scripts: set[str], allowed_numbers: set[str]) -> Counter:
+    found: Counter = Counter(texts=1)
+    stripped = text.strip()
+    sentence = bool(_SENTENCE_END.search(stripped))
+    if not sentence:
+        found["not_a_sentence"] += 1
+        if stripped[-1:].isalnum() and len(text) >= bound - 1:
+            found["cut_mid_word"] += 1
+    if _NUMBERING.match(text):
+        found["list_numbering"] += 1
+    if foreign(text, allowed_scripts):
+        found["foreign_characters"] += 1
+    if numbers_in(text) - allowed_numbers:
+        found["wrong_numbers"] += 1
+    return found
+
+
+def texts_of(result: Mapping[str, Any]) -> Iterator[tuple[str, str, int, str]]:
+    """(kind, text, bound, extra text whose numbers it may state) of one result."""
+    for verdict in result["preprocessStepResult"]["alignment"]:
+        yield "claim reason", verdict["reason"], MAX_REASON_CHARS, verdict["claim"]
+    for verdict in result["analyzeStepResult"]["coverage"]:
+        yield "coverage reason", verdict["reason"], MAX_REASON_CHARS, verdict["question"]
+    if EXPLANATION_MARK in result["reason"]:
+        explanation = result["reason"].split(EXPLANATION_MARK, 1)[1]
+        yield "explanation", explanation, MAX_EXPLANATION_CHARS, ""
+
+
+def count(results: Path, data: Path) -> dict[str, dict[str, int]]:
+    inputs: dict[str, tuple[str, str]] = {}
+    with data.open(encoding="utf-8") as rows:
+        for row in rows:
+            if row.strip():
+                item = json.loads(row)
+                inputs[str(item["id"])] = (str(item["source"]), str(item["summary"]))
+    table = {kind: Counter() for kind in KINDS}
+    with results.open(encoding="utf-8") as lines:
+        for line in lines:
+            parsed = json.loads(line)
+            result = parsed.get("result")
+            if parsed.get("status") != "ok" or result is None:
+                continue
+            source, summary = inputs[str(parsed["id"])]
+            scripts = scripts_in([source, summary])
+            for kind, text, bound, context in texts_of(result):
+                if kind == "explanation":
+                    allowed = figures_of(result)
+                else:
+                    allowed = numbers_in(source) | numbers_in(summary) | numbers_in(context)
+                table[kind] += check(text, bound, scripts, allowed)
+    return {kind: {c: table[kind][c] for c in COLUMNS} for kind in KINDS}
+
+
+def markdown(table: Mapping[str, Mapping[str, int]]) -> str:
+    head = "| text | " + " | ".join(c.replace("_", " ") for c in COLUMNS) + " |"
+    rule = "| --- |" + " ---: |" * len(COLUMNS)
+    rows = [
+        f"| {kind} | " + " | ".join(str(v[c]) for c in COLUMNS) + " |" for kind, v in table.items()
+    ]
+    return "\n".join([head, rule, *rows])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("results", type=Path)
+    parser.add_argument("--data", type=Path, required=True, help="the file the run scored")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    table = count(args.results, args.data)
+    print(json.dumps(table, indent=2) if args.json else markdown(table))
+
+
+if __name__ == "__main__":
+    main()
