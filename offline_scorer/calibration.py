@@ -20,7 +20,7 @@ from typing import Any
 
 from offline_scorer.batch.datasets import DataItem, RowError
 from offline_scorer.errors import ConfigError, InputError
-from offline_scorer.models.entry import MeasuredQuality
+from offline_scorer.models.entry import AxisSignal, MeasuredQuality
 from offline_scorer.report import stats as quality
 from offline_scorer.report.quality import binary_label
 from offline_scorer.scorers.protocol import Scorer
@@ -136,8 +136,11 @@ def _pair(interval: quality.Interval | None) -> tuple[float, float] | None:
     return None if interval is None else (interval.low, interval.high)
 
 
-def measured_quality(result: Calibration, dataset: str, day: str) -> MeasuredQuality | None:
-    """What a calibration measured, as the registry keeps it (None: no AUC was measurable)."""
+def measured_quality(
+    result: Calibration, dataset: str, day: str, coverage: AxisSignal | None = None
+) -> MeasuredQuality | None:
+    """What a calibration measured, as the registry keeps it (None: no AUC was measurable);
+    `coverage`, measured apart (bench_coverage), is carried over unchanged."""
     if result.roc_auc is None or result.roc_auc_ci is None:
         return None
     return MeasuredQuality(
@@ -148,6 +151,7 @@ def measured_quality(result: Calibration, dataset: str, day: str) -> MeasuredQua
         roc_auc_high=round(result.roc_auc_ci[1], 3),
         balanced_accuracy=round(result.balanced_accuracy, 3),
         measured=day,
+        coverage=coverage,
     )
 
 
@@ -182,7 +186,7 @@ def write_threshold(
     models[name]["verdict_threshold"] = threshold
     if quality is not None:
         table = tomlkit.table()
-        for key, value in quality.model_dump().items():
+        for key, value in quality.model_dump(exclude_none=True).items():
             table[key] = value
         models[name]["quality"] = table
     try:

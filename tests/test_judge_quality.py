@@ -38,8 +38,10 @@ def test_the_shipped_judge_carries_its_dev_set_figures_and_is_at_chance() -> Non
     quality = load_registry().resolve("default").quality
     assert quality is not None
     assert (quality.dataset, quality.rows) == ("judge-dev.jsonl", 200)
-    assert quality.at_chance and quality.warning() is not None
+    assert quality.at_chance and len(quality.warnings()) == 2
     assert "0.495 [0.414, 0.576]" in quality.line()
+    assert quality.coverage is not None and quality.coverage.at_chance
+    assert "coverage axis is uninformative" in quality.warnings()[1]
 
 
 def test_a_judge_whose_interval_excludes_half_gets_no_warning() -> None:
@@ -52,7 +54,7 @@ def test_a_judge_whose_interval_excludes_half_gets_no_warning() -> None:
         balanced_accuracy=0.74,
         measured="2026-12-03",
     )
-    assert not good.at_chance and good.warning() is None
+    assert not good.at_chance and good.warnings() == []
 
 
 def test_a_broken_quality_table_is_one_line_naming_the_field(tmp_path: Path) -> None:
@@ -88,8 +90,9 @@ def test_score_shows_the_judges_quality_beside_the_score(tmp_path: Path) -> None
     shown = _cli(*args, tmp_path=tmp_path)
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.splitlines()
-    assert lines[-2].startswith("judge quality: ROC AUC 0.495 [0.414, 0.576]")
-    assert lines[-1].startswith("warning: this judge's verdicts were at chance")
+    assert lines[-3].startswith("judge quality: ROC AUC 0.495 [0.414, 0.576]")
+    assert lines[-2].startswith("warning: this judge's verdicts were at chance")
+    assert lines[-1].startswith("warning: this judge's coverage verdicts carried no signal")
     as_json = _cli(*args, "--json", tmp_path=tmp_path)
     assert as_json.stdout.encode() == (FIXTURES / "golden" / f"{PAIR}.json").read_bytes()
     assert "warning: this judge's verdicts were at chance" in as_json.stderr

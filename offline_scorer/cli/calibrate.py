@@ -111,7 +111,8 @@ def calibrate_command(
         click.echo(f"threshold          {result.threshold}")
     if target is not None:
         day = datetime.datetime.now(datetime.UTC).date().isoformat()
-        measured = measured_quality(result, labelled.name, day)
+        kept = None if spec.quality is None else spec.quality.coverage
+        measured = measured_quality(result, labelled.name, day, kept)
         write_threshold(target, spec.name, spec.to_entry(), result.threshold, measured)
         click.echo(
             f"wrote verdict_threshold = {result.threshold}"

@@ -45,8 +45,7 @@ def show_quality(model: ModelSpec, as_json: bool) -> None:
     quality = model.quality
     if quality is None:
         return
-    warning = quality.warning()
     if not as_json:
         click.echo(quality.line())
-    if warning is not None:
+    for warning in quality.warnings():
         click.echo(warning, err=as_json)

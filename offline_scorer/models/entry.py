@@ -35,6 +35,25 @@ MEASURE_HINT = (
 )
 
 
+class AxisSignal(BaseModel):
+    """Whether one axis's verdict probability separates true from false on a labelled set
+    (`bench/bench_coverage.py` for coverage: summaries whose content is known)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    dataset: str = Field(description="the labelled set's name")
+    verdicts: Count = Field(description=_COUNT)
+    roc_auc: Unit = Field(description="a number from 0 to 1")
+    roc_auc_low: Unit = Field(description="a number from 0 to 1")
+    roc_auc_high: Unit = Field(description="a number from 0 to 1")
+    true_when_false: Unit = Field(description="a number from 0 to 1")  # e.g. answered, left out
+    measured: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="a date, YYYY-MM-DD")
+
+    @property
+    def at_chance(self) -> bool:
+        return self.roc_auc_low <= 0.5 <= self.roc_auc_high
+
+
 class MeasuredQuality(BaseModel):
     """What `calibrate` measured of a judge on labelled pairs: kept in its registry entry so
     that every score the judge gives can be shown beside what the judge is worth."""
@@ -48,6 +67,7 @@ class MeasuredQuality(BaseModel):
     roc_auc_high: Unit = Field(description="a number from 0 to 1")
     balanced_accuracy: Unit = Field(description="a number from 0 to 1")
     measured: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="a date, YYYY-MM-DD")
+    coverage: AxisSignal | None = Field(None, description="a table written from bench_coverage")
 
     @property
     def at_chance(self) -> bool:
@@ -61,14 +81,25 @@ class MeasuredQuality(BaseModel):
             f"{self.rows} labelled pairs of {self.dataset} (calibrate, {self.measured})"
         )
 
-    def warning(self) -> str | None:
-        """One line for a reader when the judge's verdicts were at chance; None otherwise."""
-        if not self.at_chance:
-            return None
-        return (
-            "warning: this judge's verdicts were at chance on labelled data (the interval of "
-            f"its ROC AUC holds 0.5): do not read these scores as evidence; {MEASURE_HINT}"
-        )
+    def warnings(self) -> list[str]:
+        """One line each for a reader: the verdicts were at chance on labelled data; the
+        coverage verdicts carried no signal (so a coverage of 1 says nothing)."""
+        found = []
+        if self.at_chance:
+            found.append(
+                "warning: this judge's verdicts were at chance on labelled data (the interval "
+                f"of its ROC AUC holds 0.5): do not read these scores as evidence; {MEASURE_HINT}"
+            )
+        coverage = self.coverage
+        if coverage is not None and coverage.at_chance:
+            found.append(
+                "warning: this judge's coverage verdicts carried no signal on summaries with "
+                f"known content (ROC AUC of P(answered) {coverage.roc_auc:.3f} "
+                f"[{coverage.roc_auc_low:.3f}, {coverage.roc_auc_high:.3f}], 'answered' for "
+                f"{coverage.true_when_false:.0%} of facts left out): its coverage axis is "
+                "uninformative"
+            )
+        return found
 
 
 class ModelEntry(BaseModel):

@@ -95,9 +95,7 @@ class Provenance:
                 continue
             measured = MeasuredQuality.model_validate(quality)
             shown.append(f"{found['model']}: {measured.line()}")
-            warning = measured.warning()
-            if warning is not None:
-                shown.append(warning)
+            shown += measured.warnings()
         return shown
 
     def lines(self) -> list[str]:
