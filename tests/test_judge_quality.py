@@ -99,11 +99,14 @@ def test_score_shows_the_judges_quality_beside_the_score(tmp_path: Path) -> None
 
 
 def test_report_with_the_cassette_names_the_judge_and_its_quality(tmp_path: Path) -> None:
-    results = FIXTURES / "golden/results.jsonl"
+    results = tmp_path / "results.jsonl"  # report writes its HTML beside the results file
+    results.write_bytes((FIXTURES / "golden/results.jsonl").read_bytes())
     text = _cli("report", str(results), "--cassette", str(CASSETTE), tmp_path=tmp_path)
     assert text.returncode == 0, text.stderr
     assert "smollm2-135m: judge quality: ROC AUC 0.495" in text.stdout
     assert "at chance" in text.stdout
+    page = results.with_suffix(".html").read_text(encoding="utf-8")
+    assert "judge quality" in page and "coverage axis is uninformative" in page
     document = json.loads(
         _cli(
             "report", str(results), "--cassette", str(CASSETTE), "--json", tmp_path=tmp_path
