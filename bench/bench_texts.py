@@ -2,20 +2,23 @@
 
     python bench/bench_texts.py RESULTS.jsonl --data DATA.jsonl [--json]
 
-A text is a claim's reason, a coverage verdict's reason, or the judge's explanation (the part
-of the result's `reason` after "Judge's explanation: "). For each kind of text it counts:
+A text is a claim's reason, a coverage verdict's reason, or the explanation (the part of the
+result's `reason` after "Judge's explanation: ", or after "Explanation (written by
+offline-scorer): " where the product wrote it). For each kind of text it counts:
 
 - not a sentence: does not end with . ! or ? (closing quotes or brackets may follow);
-- cut mid-word: not a sentence, and ends in a letter or digit at the step's length bound
-  (`MAX_REASON_CHARS` / `MAX_EXPLANATION_CHARS`), where decoding stopped it;
+- cut mid-word: the text reached the step's length bound (`MAX_REASON_CHARS` /
+  `MAX_EXPLANATION_CHARS`), where decoding stops it: either it ends in a letter or digit there,
+  or the grammar had to close its sentence there, most likely inside a word;
 - list numbering: starts with "1." / "2)" / "a." and the like, copied from the prompt's lists;
 - foreign characters: a letter of a script no input letter is from (Latin, Cyrillic, CJK, ...
   as Unicode names them), or a symbol that is not ordinary punctuation (⅏, emoji, box drawing);
-- wrong numbers: a number the text states that is not one of the figures it may state: for
-  the explanation, the result's score, axis scores, counts and scale; for a reason, a number
-  written in the pair's source or summary (or, for coverage, in the question);
-- product-written: texts the product wrote instead of the model (a result field marks them;
-  none do yet, so this column is 0 until such a field exists).
+- wrong numbers: a number the text states in digits, or in words ("seven", "forty", "half"),
+  that is not one of the figures it may state: for the explanation, the result's score, axis
+  scores, counts and scale; for a reason, a number written in the pair's source or summary (or,
+  for coverage, in the question);
+- product-written: texts the product wrote instead of the model, as the result's `textAuthors`
+  marks them (results from before that field count 0).
 
 The inputs come from DATA (the file the run scored, by id): results lines hold no texts.
 """
@@ -50,7 +53,21 @@ COLUMNS = (
     "product_written",
 )
 KINDS = ("claim reason", "coverage reason", "explanation")
-EXPLANATION_MARK = "Judge's explanation: "
+EXPLANATION_MARKS = ("Judge's explanation: ", "Explanation (written by offline-scorer): ")
+_SPELLED = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty "
+    "ninety"
+)
+_NUMBER_WORDS = dict(
+    zip(
+        _SPELLED.split(),
+        [str(n) for n in range(21)] + [str(n) for n in range(30, 100, 10)],
+        strict=True,
+    )
+)
+_MAGNITUDES = frozenset(("hundred", "thousand", "million", "billion", "percent", "half", "dozen"))
+_WORDS = re.compile(r"[a-z]+")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]\u2019\u201d]*$")
 _NUMBERING = re.compile(r"^\s*(?:\d{1,3}|[A-Za-z])[.)]\s")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -84,12 +101,28 @@ def foreign(text: str, allowed: set[str]) -> bool:
 
 
 def numbers_in(text: str) -> set[str]:
-    return {n.replace(",", "") for n in _NUMBER.findall(text)}
+    """Numbers in digits, and number words read as digits ("forty" is "40")."""
+    found = {n.replace(",", "") for n in _NUMBER.findall(text)}
+    for word in _WORDS.findall(text.lower()):
+        if word in _NUMBER_WORDS:
+            found.add(_NUMBER_WORDS[word])
+        elif word in _MAGNITUDES:
+            found.add(word)
+    return found
+
+
+def _split_reason(reason: str) -> tuple[str, str | None]:
+    """(headline, explanation) of a result's reason."""
+    for mark in EXPLANATION_MARKS:
+        if mark in reason:
+            head, explanation = reason.split(mark, 1)
+            return head, explanation
+    return reason, None
 
 
 def figures_of(result: Mapping[str, Any]) -> set[str]:
     """The numbers an explanation may state: what the headline reports."""
-    shown = result["reason"].split(EXPLANATION_MARK, 1)[0]
+    shown = _split_reason(result["reason"])[0]
     return numbers_in(shown) | numbers_in(str(result["score"]))
 
 
@@ -99,8 +132,8 @@ def check(text: str, bound: int, allowed_scripts: set[str], allowed_numbers: set
     sentence = bool(_SENTENCE_END.search(stripped))
     if not sentence:
         found["not_a_sentence"] += 1
-        if stripped[-1:].isalnum() and len(text) >= bound - 1:
-            found["cut_mid_word"] += 1
+    if len(text) >= bound or (not sentence and stripped[-1:].isalnum() and len(text) >= bound - 1):
+        found["cut_mid_word"] += 1
     if _NUMBERING.match(text):
         found["list_numbering"] += 1
     if foreign(text, allowed_scripts):
@@ -110,15 +143,27 @@ def check(text: str, bound: int, allowed_scripts: set[str], allowed_numbers: set
     return found
 
 
-def texts_of(result: Mapping[str, Any]) -> Iterator[tuple[str, str, int, str]]:
-    """(kind, text, bound, extra text whose numbers it may state) of one result."""
-    for verdict in result["preprocessStepResult"]["alignment"]:
-        yield "claim reason", verdict["reason"], MAX_REASON_CHARS, verdict["claim"]
-    for verdict in result["analyzeStepResult"]["coverage"]:
-        yield "coverage reason", verdict["reason"], MAX_REASON_CHARS, verdict["question"]
-    if EXPLANATION_MARK in result["reason"]:
-        explanation = result["reason"].split(EXPLANATION_MARK, 1)[1]
-        yield "explanation", explanation, MAX_EXPLANATION_CHARS, ""
+def texts_of(result: Mapping[str, Any]) -> Iterator[tuple[str, str, int, str, bool]]:
+    """(kind, text, bound, extra text whose numbers it may state, product-written) of one
+    result."""
+    authors = result.get("textAuthors") or {}
+
+    def by_product(key: str, index: int | None = None) -> bool:
+        found = authors.get(key)
+        if index is not None and isinstance(found, list):
+            found = found[index] if index < len(found) else None
+        return found == "product"
+
+    for i, verdict in enumerate(result["preprocessStepResult"]["alignment"]):
+        claim = verdict["claim"]
+        yield "claim reason", verdict["reason"], MAX_REASON_CHARS, claim, by_product("alignment", i)
+    for i, verdict in enumerate(result["analyzeStepResult"]["coverage"]):
+        question = verdict["question"]
+        product = by_product("coverage", i)
+        yield "coverage reason", verdict["reason"], MAX_REASON_CHARS, question, product
+    explanation = _split_reason(result["reason"])[1]
+    if explanation is not None:
+        yield "explanation", explanation, MAX_EXPLANATION_CHARS, "", by_product("explanation")
 
 
 def count(results: Path, data: Path) -> dict[str, dict[str, int]]:
@@ -137,12 +182,13 @@ def count(results: Path, data: Path) -> dict[str, dict[str, int]]:
                 continue
             source, summary = inputs[str(parsed["id"])]
             scripts = scripts_in([source, summary])
-            for kind, text, bound, context in texts_of(result):
+            for kind, text, bound, context, product in texts_of(result):
                 if kind == "explanation":
                     allowed = figures_of(result)
                 else:
                     allowed = numbers_in(source) | numbers_in(summary) | numbers_in(context)
                 table[kind] += check(text, bound, scripts, allowed)
+                table[kind]["product_written"] += product
     return {kind: {c: table[kind][c] for c in COLUMNS} for kind in KINDS}
 
 

@@ -73,3 +73,39 @@ def test_each_failure_is_counted(tmp_path: Path) -> None:
     assert claims["wrong_numbers"] == 2  # 13, and the list number 1, are in no input
     explanation = table["explanation"]
     assert explanation["not_a_sentence"] == 1 and explanation["cut_mid_word"] == 0
+
+
+def test_texts_at_the_bound_and_product_texts_are_counted(tmp_path: Path) -> None:
+    at_bound = "The source says " + "a" * 83 + "."  # closed by the grammar at the bound
+    assert len(at_bound) == 100
+    data = tmp_path / "data.jsonl"
+    data.write_text(
+        json.dumps({"id": "a", "source": "A fee.", "summary": "A fee."}) + "\n", encoding="utf-8"
+    )
+    result = {
+        "score": 1,
+        "reason": "Score 1 of 1. Explanation (written by offline-scorer): The judge found "
+        "seven claims supported.",
+        "preprocessStepResult": {
+            "alignment": [
+                {"claim": "A fee.", "supported": True, "reason": at_bound},
+                {"claim": "A fee.", "supported": True, "reason": "The judge found it."},
+            ],
+            "questions": [],
+        },
+        "analyzeStepResult": {"coverage": []},
+        "textAuthors": {
+            "explanation": "product",
+            "alignment": ["model", "product"],
+            "coverage": [],
+        },
+    }
+    results = tmp_path / "results.jsonl"
+    results.write_text(
+        json.dumps({"id": "a", "status": "ok", "result": result}) + "\n", encoding="utf-8"
+    )
+    table = bench_texts.count(results, data)
+    assert table["claim reason"]["cut_mid_word"] == 1
+    assert table["claim reason"]["product_written"] == 1
+    assert table["explanation"]["product_written"] == 1
+    assert table["explanation"]["wrong_numbers"] == 1  # "seven" is not a figure of the headline

@@ -1,8 +1,11 @@
 """Key format 3 (the output schema, not a backend's grammar) and `cassette upgrade` from format 2.
 
 `tests/data/v2-fixtures.oscas` is the fixture cassette as offline-scorer 0.2 recorded it (key
-format 2); `fixtures/cassettes/fixtures.oscas` is what `cassette upgrade` made of it, and what a
-live re-recording writes (tests/test_live_fixtures.py checks that side).
+format 2); `tests/data/v3-fixtures.oscas` is what `cassette upgrade` made of it, the fixture
+cassette of offline-scorer 0.3. Since 0.4 the scorer decodes free text as whole sentences, so
+its requests differ from those: `--free-text bounded` sends 0.3's, which is how an old cassette
+is upgraded (or replayed) now. `fixtures/cassettes/fixtures.oscas` is a live recording of the
+current requests (tests/test_live_fixtures.py checks that side).
 """
 
 from __future__ import annotations
@@ -33,7 +36,9 @@ from tests.test_cli import assert_clean_error, run_cli
 
 V1 = ROOT / "tests/data/v1-fixtures.oscas"
 V2 = ROOT / "tests/data/v2-fixtures.oscas"
-V3 = FIXTURES / "cassettes" / "fixtures.oscas"
+V3 = ROOT / "tests/data/v3-fixtures.oscas"
+CURRENT = FIXTURES / "cassettes" / "fixtures.oscas"
+BOUNDED = ("--free-text", "bounded")
 PAIRS = FIXTURES / "pairs.jsonl"
 IDENTITY = JudgeIdentity("a" * 64, "b" * 64, "test-backend/1", 0.5)
 
@@ -43,8 +48,8 @@ def _records(path: Path) -> list:
         return [from_payload(cas, key, payload) for key, payload in cas.iter_exchanges()]
 
 
-def _upgrade(tmp_path: Path, old: Path, *args: str):
-    return run_cli("cassette", "upgrade", str(old), *args, env=replay_env(tmp_path))
+def _upgrade(tmp_path: Path, old: Path, *args: str, style: tuple[str, ...] = BOUNDED):
+    return run_cli("cassette", "upgrade", str(old), *args, *style, env=replay_env(tmp_path))
 
 
 def test_a_fresh_recording_has_key_format_3_with_the_schema_as_a_blob(tmp_path):
@@ -75,7 +80,7 @@ def test_replay_builds_no_grammar(tmp_path):
     out = tmp_path / "results.jsonl"
     args = ["eval", str(PAIRS), "--out", str(out), "--quiet", "--record-mode", "replay"]
     proc = subprocess.run(
-        [sys.executable, "-c", code, *args, "--cassette", str(V3)],
+        [sys.executable, "-c", code, *args, "--cassette", str(CURRENT)],
         capture_output=True,
         env=replay_env(tmp_path),
         cwd=ROOT,
@@ -99,10 +104,21 @@ def test_upgrade_reproduces_the_committed_fixture_cassette(tmp_path):
 
 
 def test_upgrading_a_current_cassette_changes_nothing(tmp_path):
-    new = tmp_path / "again.oscas"
-    proc = _upgrade(tmp_path, V3, "--data", str(PAIRS), "--out", str(new))
-    assert proc.returncode == 0, proc.stderr.decode()
-    assert new.read_bytes() == V3.read_bytes()
+    for old, style in ((V3, BOUNDED), (CURRENT, ())):
+        new = tmp_path / f"again-{old.name}"
+        proc = _upgrade(tmp_path, old, "--data", str(PAIRS), "--out", str(new), style=style)
+        assert proc.returncode == 0, proc.stderr.decode()
+        assert new.read_bytes() == old.read_bytes()
+
+
+def test_upgrading_an_old_cassette_for_the_current_requests_says_what_differs(tmp_path):
+    """0.3's answers were decoded under other schemas: they cannot answer today's requests."""
+    new = tmp_path / "new.oscas"
+    proc = _upgrade(tmp_path, V2, "--data", str(PAIRS), "--out", str(new), style=())
+    assert_clean_error(
+        proc, 5, "item '01-harbor-bridge' (line 1) has no answer to its 'preprocess' request"
+    )
+    assert not new.exists()
 
 
 def test_upgrade_says_which_records_no_item_reached(tmp_path):
@@ -203,7 +219,7 @@ def test_backend_ids_name_the_schema_compiler_and_map_back():
 
 def test_a_record_rebuilds_the_request_it_answered():
     """What verify --live sends: the same key, so the same request, from the record alone."""
-    for ex in _records(V3):
+    for ex in _records(CURRENT):
         identity = JudgeIdentity(
             ex.parts.model_sha256,
             ex.parts.chat_template_sha256,
@@ -220,10 +236,10 @@ def test_verify_live_reruns_each_record_on_the_backend_it_names(monkeypatch):
     def load(backend, spec, options):
         opened.append((backend.name, spec.name, spec.verdict_threshold))
         identity = pinned_identity(spec, backend)
-        return CassetteJudge(V3, mode=RecordMode.REPLAY, identity=identity)
+        return CassetteJudge(CURRENT, mode=RecordMode.REPLAY, identity=identity)
 
     monkeypatch.setattr(rerun, "load_live", load)
-    report = rerun_exchanges(_records(V3))
+    report = rerun_exchanges(_records(CURRENT))
     assert (report.same, report.drifted) == (36, [])
     spec = load_registry().resolve("default")
     assert opened == [("llama_cpp", spec.name, spec.verdict_threshold)]

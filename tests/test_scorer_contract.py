@@ -245,6 +245,7 @@ def test_to_json_uses_spec_names_in_a_stable_order():
         "preprocessStepResult",
         "analyzeStepResult",
         "verdictProbabilities",
+        "textAuthors",
     ]
     assert list(data["preprocessStepResult"]) == ["alignment", "questions"]
     assert list(data["preprocessStepResult"]["alignment"][0]) == ["claim", "supported", "reason"]

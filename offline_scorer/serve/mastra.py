@@ -35,6 +35,7 @@ from offline_scorer.scorers.summarization.schemas import (
     coverage_schema,
     preprocess_schema,
 )
+from offline_scorer.scorers.summarization.sentence import alphabet_of
 
 __all__ = ["MASTRA_VERSIONS", "Grounded", "recognise"]
 
@@ -113,7 +114,9 @@ def _preprocess(system: str, user: str) -> Grounded | None:
     if cut < 0:
         return None
     source, summary = inputs[:cut], inputs[cut + len(_SUMMARY) :]
-    schema = preprocess_schema(claims_of(summary), question_candidates(source), int(cap.group(1)))
+    alphabet = alphabet_of(source, summary)
+    claims, candidates = claims_of(summary), question_candidates(source)
+    schema = preprocess_schema(claims, candidates, int(cap.group(1)), alphabet)
     fixed = (system, user[: start + len(_PRE_SOURCE)], user[end:])
     return Grounded("preprocess", schema, _guarded("preprocess", fixed))
 
@@ -128,7 +131,8 @@ def _analyze(system: str, user: str) -> Grounded | None:
     if questions is None:
         return None
     fixed = (system, _ANA_START, user[end:])
-    return Grounded("analyze", coverage_schema(questions), _guarded("analyze", fixed))
+    schema = coverage_schema(questions, alphabet_of(user))  # the summary and the questions
+    return Grounded("analyze", schema, _guarded("analyze", fixed))
 
 
 def _numbered(block: str, count: int) -> list[str] | None:

@@ -36,6 +36,11 @@ class GrammarError(ValueError):
 
 _JSON = json.JSONEncoder(ensure_ascii=False)  # one instance: json.dumps builds one per call
 _NO_CHARS_RE = re.compile(r"^\^\[\^([^\]\\]*)\]\*\$$")
+# `^[first][body]{0,n}[end]$`: whole sentences (scorers' free text, see the summarization
+# scorer's `sentence` module). Classes are positive, with ranges and backslash escapes.
+_CLASS = r"\[((?:\\.|[^\]\\^])(?:\\.|[^\]\\])*)\]"
+_SENTENCE_RE = re.compile(rf"^\^{_CLASS}{_CLASS}\{{0,(\d+)\}}{_CLASS}\$$", re.DOTALL)
+_NOT_IN_JSON_TEXT = frozenset('"\\') | frozenset(map(chr, range(0x20)))
 
 
 _CONTROL_RE = re.compile(r"[\x00-\x1f]")
@@ -71,6 +76,15 @@ class _Builder:
         return name
 
     def string(self, node: Mapping[str, Any], name: str) -> str:
+        sentence = _SENTENCE_RE.match(node.get("pattern") or "")
+        if sentence is not None and "minLength" not in node and "maxLength" not in node:
+            first, body, most, end = sentence.groups()
+            try:
+                parts = [_char_class(first), _char_class(body), _char_class(end)]
+            except GrammarError as error:
+                raise GrammarError(f"{name}: {error}") from None
+            rule = f'"\\"" {parts[0]} {parts[1]}{{0,{int(most)}}} {parts[2]} "\\""'
+            return self.add("sentence", rule)  # one rule for all texts of the same shape
         try:
             char_name, char_body, repeat = _string_rule(
                 node.get("minLength", 0), node.get("maxLength"), node.get("pattern")
@@ -192,6 +206,33 @@ def _string_rule(low: int, high: int | None, pattern: str | None) -> tuple[str, 
         f'[^"\\\\\\x00-\\x1F{forbidden}] | "\\\\" ["\\\\/nt]',
         f"{{{int(low)},{int(high)}}}",
     )
+
+
+@functools.lru_cache(maxsize=256)
+def _char_class(text: str) -> str:
+    """A positive regex class body (`A-Z`, `\\-`, raw UTF-8) as a GBNF class of the same
+    characters. They must be characters JSON text holds unescaped: the class spans the string."""
+    tokens = re.findall(r"\\.|.", text, re.DOTALL)
+    chars = [token[-1] for token in tokens]  # an escape stands for the character it escapes
+    out = []
+    index = 0
+    while index < len(tokens):
+        low = high = chars[index]
+        if index + 2 < len(tokens) and tokens[index + 1] == "-":
+            high = chars[index + 2]
+            index += 3
+        else:
+            index += 1
+        if low > high:
+            raise GrammarError(f"character range {low!r}-{high!r} is reversed")
+        if any(chr(c) in _NOT_IN_JSON_TEXT for c in range(ord(low), min(ord(high), 0x5C) + 1)):
+            raise GrammarError("a sentence pattern may not admit quotes, backslashes or controls")
+        out.append(_class_char(low) if low == high else f"{_class_char(low)}-{_class_char(high)}")
+    return "[" + "".join(out) + "]"
+
+
+def _class_char(char: str) -> str:
+    return f"\\x{ord(char):02X}" if char in "]-^[\\" else char
 
 
 @functools.lru_cache(maxsize=1024)

@@ -23,7 +23,15 @@ def describe(result: ScorerResult) -> str:
             f"P(true)    weakest claim {'n/a' if weakest is None else weakest}, verdicts "
             f"true at or above {found.threshold}"
         )
-    lines += ["", f"reason: {result.reason}", "", "unsupported claims:"]
+    lines += ["", f"reason: {result.reason}"]
+    authors = result.text_authors
+    if authors is not None and authors.product_written:
+        lines.append(
+            f"texts: offline-scorer wrote {authors.product_written} of the {authors.texts} texts "
+            "from the verdicts, because the judge's own were not readable (result field "
+            "textAuthors says which)"
+        )
+    lines += ["", "unsupported claims:"]
     lines += [f'  - "{claim.claim}" ({claim.reason})' for claim in o.unsupported_claims]
     if not o.unsupported_claims:
         lines.append("  (none)")

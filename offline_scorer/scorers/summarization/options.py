@@ -16,6 +16,10 @@ from offline_scorer.errors import ConfigError
 SourceExtractor = Callable[[Any, Any], str]
 
 DEFAULT_MAX_QUESTIONS = 10
+FREE_TEXT_STYLES = ("sentences", "bounded")
+"""How the judge's free text is decoded: "sentences" (whole sentences in the inputs' letters,
+see `sentence`), or "bounded" (only a length bound and, for the explanation, no digits: what
+offline-scorer 0.3 sent, kept so its cassettes still replay and upgrade)."""
 
 _ALIASES = {
     "max_questions": "max_questions",
@@ -24,6 +28,8 @@ _ALIASES = {
     "source": "source",
     "source_extractor": "source_extractor",
     "sourceExtractor": "source_extractor",
+    "free_text": "free_text",
+    "freeText": "free_text",
 }
 
 
@@ -35,6 +41,13 @@ class ScorerOptions:
     scale: float = field(default=1, metadata={"help": "The score is multiplied by this."})
     source: str | None = None
     source_extractor: SourceExtractor | None = None
+    free_text: str = field(
+        default="sentences",
+        metadata={
+            "help": "How the judge's reasons are decoded: sentences (default) or bounded "
+            "(as offline-scorer 0.3 did, to replay or upgrade its cassettes)."
+        },
+    )
 
     def __post_init__(self) -> None:
         mq = self.max_questions
@@ -54,11 +67,19 @@ class ScorerOptions:
             raise ConfigError(f"source must be a string, got {type(self.source).__name__}")
         if self.source_extractor is not None and not callable(self.source_extractor):
             raise ConfigError("source_extractor must be a callable (input, output) -> str")
+        if self.free_text not in FREE_TEXT_STYLES:
+            raise ConfigError(
+                f"free_text must be one of {', '.join(FREE_TEXT_STYLES)}, got {self.free_text!r}"
+            )
 
     def identity(self) -> dict[str, Any]:
         """The options that decide a result (a source extractor is the caller's code: its
         effect is in the item's content)."""
-        return {"max_questions": self.max_questions, "scale": self.scale}
+        return {
+            "max_questions": self.max_questions,
+            "scale": self.scale,
+            "free_text": self.free_text,
+        }
 
     @classmethod
     def from_mapping(cls, options: Mapping[str, Any] | ScorerOptions | None) -> ScorerOptions:

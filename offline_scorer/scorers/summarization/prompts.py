@@ -25,6 +25,7 @@ from offline_scorer.scorers.summarization.schemas import (
     preprocess_schema,
     reason_schema,
 )
+from offline_scorer.scorers.summarization.sentence import alphabet_of
 
 SYSTEM = """You are a strict, careful judge of summaries. You answer with JSON only.
 Rules you always follow:
@@ -115,7 +116,9 @@ def _listed(items: Sequence[str], empty: str) -> str:
     return "\n".join(f"{i}. {item}" for i, item in enumerate(items, 1)) or empty
 
 
-def preprocess_request(source: str, summary: str, max_questions: int) -> JudgeRequest:
+def preprocess_request(
+    source: str, summary: str, max_questions: int, style: str = "sentences"
+) -> JudgeRequest:
     claims = claims_of(summary)  # a blank summary has none, and the grammar admits none
     candidates = question_candidates(source)
     user = _PREPROCESS.format(
@@ -125,14 +128,19 @@ def preprocess_request(source: str, summary: str, max_questions: int) -> JudgeRe
         count=min(max_questions, len(candidates)),
         frame=QUESTION_FRAME,
     )
-    schema = preprocess_schema(claims, candidates, max_questions)
+    alphabet = alphabet_of(source, summary)
+    schema = preprocess_schema(claims, candidates, max_questions, alphabet, style)
     return _request("preprocess", user, schema)
 
 
-def analyze_request(summary: str, questions: Sequence[str]) -> JudgeRequest:
+def analyze_request(
+    summary: str, questions: Sequence[str], style: str = "sentences"
+) -> JudgeRequest:
     user = _ANALYZE.format(summary=summary, questions=_listed(questions, "(no questions)"))
-    return _request("analyze", user, coverage_schema(questions))
+    alphabet = alphabet_of(summary, *questions)
+    return _request("analyze", user, coverage_schema(questions, alphabet, style))
 
 
-def reason_request(facts: str) -> JudgeRequest:
-    return _request("reason", _REASON.format(facts=facts), reason_schema())
+def reason_request(facts: str, style: str = "sentences") -> JudgeRequest:
+    schema = reason_schema(alphabet_of(facts), style)
+    return _request("reason", _REASON.format(facts=facts), schema)

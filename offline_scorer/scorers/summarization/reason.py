@@ -62,6 +62,25 @@ def headline(outcome: ScoreOutcome) -> str:
     return " ".join(parts)
 
 
-def compose_reason(outcome: ScoreOutcome, explanation: str) -> str:
-    text = explanation.strip()
-    return headline(outcome) + (f" Judge's explanation: {text}" if text else "")
+def written_explanation(outcome: ScoreOutcome) -> str:
+    """The product's plain explanation, from the verdicts alone, for when the judge's own text
+    may not be shown."""
+    if outcome.nothing_to_score:
+        return "No verdict of the judge enters this score."
+    parts = {
+        "none": ["The judge found every claim supported and every question answered."],
+        "alignment": [_UNSUPPORTED],
+        "coverage": [_LEFT_OUT],
+        "both": [_UNSUPPORTED, _LEFT_OUT],
+    }[outcome.limiting_axis]
+    return " ".join(parts)
+
+
+_UNSUPPORTED = "The judge found claims in the summary that the source does not support."
+_LEFT_OUT = "The judge found facts of the source that the summary does not state."
+
+
+def compose_reason(outcome: ScoreOutcome, explanation: str, by_judge: bool) -> str:
+    """The headline, then the explanation: labelled as the judge's only when it is."""
+    label = "Judge's explanation: " if by_judge else "Explanation (written by offline-scorer): "
+    return f"{headline(outcome)} {label}{explanation}"

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from offline_scorer import jsontext
+from offline_scorer.scorers.summarization.readable import Author
 from offline_scorer.scorers.summarization.rule import AXES, ScoreOutcome
 from offline_scorer.scorers.summarization.schemas import ClaimVerdict, QuestionVerdict
 
@@ -73,8 +74,31 @@ class VerdictProbabilities(_Part):
         return min(known) if known else None
 
 
+class TextAuthors(_Part):
+    """Who wrote each text a person reads, beside Mastra's fields (which keep their meaning).
+
+    "model": the judge's own words. "product": a plain sentence offline-scorer wrote from the
+    verdict, because the judge's text failed the readability checks (`readable`) or no verdict
+    came back. `alignment[i]` is claim i's reason, `coverage[i]` coverage verdict i's, and
+    `explanation` the part of `reason` after the headline.
+    """
+
+    explanation: Author
+    alignment: tuple[Author, ...]
+    coverage: tuple[Author, ...]
+
+    @property
+    def product_written(self) -> int:
+        return [self.explanation, *self.alignment, *self.coverage].count("product")
+
+    @property
+    def texts(self) -> int:
+        return 1 + len(self.alignment) + len(self.coverage)
+
+
 class ScorerResult(_Part):
-    """Mastra's result object, plus `verdictProbabilities`; `outcome` is for display only."""
+    """Mastra's result object, plus `verdictProbabilities` and `textAuthors`; `outcome` is for
+    display only."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
@@ -83,13 +107,18 @@ class ScorerResult(_Part):
     preprocess_step_result: PreprocessStepResult = Field(alias="preprocessStepResult")
     analyze_step_result: AnalyzeStepResult = Field(alias="analyzeStepResult")
     verdict_probabilities: VerdictProbabilities | None = Field(None, alias="verdictProbabilities")
+    text_authors: TextAuthors | None = Field(None, alias="textAuthors")
     # derived numbers, for display; not serialised (the spec derives them from the verdicts)
     outcome: ScoreOutcome | None = Field(None, exclude=True)
 
     @model_validator(mode="after")
-    def _one_probability_per_verdict(self) -> ScorerResult:
-        found = self.verdict_probabilities
-        if found is not None:
+    def _one_entry_per_verdict(self) -> ScorerResult:
+        for field, found in (
+            ("verdictProbabilities", self.verdict_probabilities),
+            ("textAuthors", self.text_authors),
+        ):
+            if found is None:
+                continue
             for key, verdicts in (
                 ("alignment", self.preprocess_step_result.alignment),
                 ("coverage", self.analyze_step_result.coverage),
@@ -97,8 +126,7 @@ class ScorerResult(_Part):
                 count = len(getattr(found, key))
                 if count != len(verdicts):
                     raise ValueError(
-                        f"verdictProbabilities.{key} has {count} entries for {len(verdicts)} "
-                        f"{key} verdicts"
+                        f"{field}.{key} has {count} entries for {len(verdicts)} {key} verdicts"
                     )
         return self
 

@@ -1,10 +1,11 @@
 """The judge's structured answers: pydantic models, and the bounded JSON schemas sent with requests.
 
 The models fix the structure (all fields required, no extra fields) and are what the scorer
-parses. The request schemas add decoding bounds on top of them (string lengths, list sizes) and
-grounding (the claims a preprocess answer must echo, the questions it may choose from, the
-questions a coverage answer must echo), so a constrained decoder always terminates and can only
-speak of the texts it is given. Bounds are derived from the models here, never written by hand.
+parses. The request schemas add decoding bounds on top of them (list sizes, free text as whole
+sentences of bounded length: see `sentence`) and grounding (the claims a preprocess answer must
+echo, the questions it may choose from, the questions a coverage answer must echo), so a
+constrained decoder always terminates and can only speak of the texts it is given. Bounds are
+derived from the models here, never written by hand.
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from offline_scorer.scorers.summarization.sentence import Alphabet, sentence_pattern
+
 # Decoding bounds: generous for summaries of a few sentences, tight enough that a looping small
 # model stops within seconds. Changing any of them changes grammars and cassette keys.
 MAX_REASON_CHARS = 100  # why one verdict was given
 MAX_EXPLANATION_CHARS = 240  # the reason step's explanation
-# The explanation cannot state numbers of its own: no digits, nor the other characters a model
-# writes numbers with (superscripts, vulgar fractions, number forms, circled and wide digits).
+# Characters a model writes numbers with (digits, superscripts, vulgar fractions, number forms,
+# circled and wide digits): what Mastra's reason step and a "bounded" explanation leave out.
 NO_DIGITS_PATTERN = (
     "^[^0-9\u00b2\u00b3\u00b9\u00bc-\u00be\u2070-\u2079\u2080-\u2089\u2150-\u218f"
     "\u2460-\u24ff\u2776-\u2793\uff10-\uff19]*$"
@@ -74,8 +77,13 @@ def _inline(schema: dict[str, Any]) -> dict[str, Any]:
     return walk(schema)
 
 
-def _text(node: dict[str, Any], max_chars: int) -> None:
-    node.update(minLength=1, maxLength=max_chars)
+def _text(node: dict[str, Any], max_chars: int, alphabet: Alphabet, style: str) -> None:
+    """A free text: whole sentences in the inputs' alphabet, ending inside `max_chars`; in the
+    "bounded" style (see `options.FREE_TEXT_STYLES`) only 1 to `max_chars` characters."""
+    if style == "bounded":
+        node.update(minLength=1, maxLength=max_chars)
+    else:
+        node["pattern"] = sentence_pattern(max_chars, alphabet)
 
 
 @functools.lru_cache(maxsize=64)
@@ -88,10 +96,11 @@ def _schema(model: type[BaseModel]) -> dict[str, Any]:
     return json.loads(_schema_json(model))  # a fresh copy: callers may modify it
 
 
-@functools.cache
-def _preprocess_template() -> dict[str, Any]:
+@functools.lru_cache(maxsize=64)
+def _preprocess_template(alphabet: Alphabet, style: str) -> dict[str, Any]:
     schema = _schema(PreprocessOutput)
-    _text(schema["properties"]["alignment"]["items"]["properties"]["reason"], MAX_REASON_CHARS)
+    reason = schema["properties"]["alignment"]["items"]["properties"]["reason"]
+    _text(reason, MAX_REASON_CHARS, alphabet, style)
     return schema
 
 
@@ -110,7 +119,11 @@ def _with_prefix(array: dict[str, Any], field: str, values: Sequence[str]) -> di
 
 
 def preprocess_schema(
-    claims: Sequence[str], candidates: Sequence[str], max_questions: int
+    claims: Sequence[str],
+    candidates: Sequence[str],
+    max_questions: int,
+    alphabet: Alphabet,
+    style: str = "sentences",
 ) -> dict[str, Any]:
     """One verdict per given claim, in order, echoing it; questions chosen from `candidates`.
 
@@ -122,7 +135,7 @@ def preprocess_schema(
     from a cached template, so the result shares its other parts with every other request's:
     treat it as read-only.
     """
-    template = _preprocess_template()
+    template = _preprocess_template(alphabet, style)
     properties = template["properties"]
     count = min(max_questions, len(candidates))
     questions = {
@@ -137,33 +150,37 @@ def preprocess_schema(
     return {**template, "properties": {**properties, **changed}}
 
 
-@functools.cache
-def _coverage_template() -> dict[str, Any]:
+@functools.lru_cache(maxsize=64)
+def _coverage_template(alphabet: Alphabet, style: str) -> dict[str, Any]:
     schema = _schema(CoverageOutput)
-    _text(schema["properties"]["coverage"]["items"]["properties"]["reason"], MAX_REASON_CHARS)
+    reason = schema["properties"]["coverage"]["items"]["properties"]["reason"]
+    _text(reason, MAX_REASON_CHARS, alphabet, style)
     return schema
 
 
-def coverage_schema(questions: Sequence[str]) -> dict[str, Any]:
+def coverage_schema(
+    questions: Sequence[str], alphabet: Alphabet, style: str = "sentences"
+) -> dict[str, Any]:
     """Exactly one verdict per asked question, in order, each echoing its question verbatim.
 
     Shares its unchanging parts with the cached template, as `preprocess_schema` does: treat
     the result as read-only.
     """
-    template = _coverage_template()
+    template = _coverage_template(alphabet, style)
     properties = template["properties"]
     coverage = _with_prefix(properties["coverage"], "question", questions)
     return {**template, "properties": {**properties, "coverage": coverage}}
 
 
-@functools.lru_cache(maxsize=1)
-def _reason_json() -> str:
+@functools.lru_cache(maxsize=64)
+def _reason_json(alphabet: Alphabet, style: str) -> str:
     schema = _schema(ReasonOutput)
     explanation = schema["properties"]["explanation"]
-    _text(explanation, MAX_EXPLANATION_CHARS)
-    explanation["pattern"] = NO_DIGITS_PATTERN
+    _text(explanation, MAX_EXPLANATION_CHARS, alphabet, style)
+    if style == "bounded":
+        explanation["pattern"] = NO_DIGITS_PATTERN
     return json.dumps(schema)
 
 
-def reason_schema() -> dict[str, Any]:
-    return json.loads(_reason_json())
+def reason_schema(alphabet: Alphabet, style: str = "sentences") -> dict[str, Any]:
+    return json.loads(_reason_json(alphabet, style))

@@ -12,22 +12,31 @@ from typing import Any
 from offline_scorer.errors import GenerationError
 from offline_scorer.judging.ask import ask
 from offline_scorer.judging.protocol import Completion, Judge, TextJudge, as_judge
-from offline_scorer.scorers.summarization import prompts
+from offline_scorer.scorers.summarization import prompts, readable
 from offline_scorer.scorers.summarization.options import ScorerOptions
-from offline_scorer.scorers.summarization.reason import compose_reason, facts
+from offline_scorer.scorers.summarization.reason import (
+    compose_reason,
+    facts,
+    headline,
+    written_explanation,
+)
 from offline_scorer.scorers.summarization.result import (
     AnalyzeStepResult,
     PreprocessStepResult,
     ScorerResult,
+    TextAuthors,
     VerdictProbabilities,
 )
 from offline_scorer.scorers.summarization.rule import AXES, align_verdicts, score_verdicts
 from offline_scorer.scorers.summarization.runs import resolve_source, resolve_summary, split_run
 from offline_scorer.scorers.summarization.schemas import (
+    MAX_EXPLANATION_CHARS,
+    MAX_REASON_CHARS,
     CoverageOutput,
     PreprocessOutput,
     ReasonOutput,
 )
+from offline_scorer.scorers.summarization.sentence import alphabet_of
 
 
 def _probabilities(step: str, completion: Completion, verdicts: int) -> tuple[float, ...] | None:
@@ -69,29 +78,52 @@ class SummarizationScorer:
         """P(supported) of each claim of the run's summary (preprocess step only), or None when
         the judge gives no probabilities: what calibrating a verdict threshold needs."""
         source, summary = self._texts(run)
-        request = prompts.preprocess_request(source, summary, self.options.max_questions)
+        options = self.options
+        request = prompts.preprocess_request(
+            source, summary, options.max_questions, options.free_text
+        )
         pre, completion = ask(self.judge, request, PreprocessOutput)
         return _probabilities("preprocess", completion, len(pre.alignment))
 
     def score_texts(self, source: str, summary: str) -> ScorerResult:
         """Score a summary against a source given as plain text."""
-        max_questions = self.options.max_questions
+        max_questions, style = self.options.max_questions, self.options.free_text
         pre, pre_completion = ask(
             self.judge,
-            prompts.preprocess_request(source, summary, max_questions),
+            prompts.preprocess_request(source, summary, max_questions, style),
             PreprocessOutput,
         )
         supported_p = _probabilities("preprocess", pre_completion, len(pre.alignment))
         # A blank summary makes no claims, whatever a judge answers (live grammars enforce it).
-        claims = pre.alignment if summary.strip() else []
+        claims, claim_authors = readable.claim_reasons(
+            pre.alignment if summary.strip() else [],
+            alphabet_of(source, summary),
+            f"{source}\n{summary}",
+            MAX_REASON_CHARS,
+        )
         asked = pre.questions[:max_questions]
         cov, cov_completion = ask(
-            self.judge, prompts.analyze_request(summary, asked), CoverageOutput
+            self.judge, prompts.analyze_request(summary, asked, style), CoverageOutput
         )
         answered_p = _probabilities("analyze", cov_completion, len(cov.coverage))
-        coverage = align_verdicts(asked, cov.coverage)
+        coverage, coverage_authors = readable.coverage_reasons(
+            align_verdicts(asked, cov.coverage),
+            alphabet_of(summary, *asked),
+            summary,
+            MAX_REASON_CHARS,
+            judged=len(cov.coverage),
+        )
         outcome = score_verdicts(claims, asked, coverage, self.options.scale)
-        explained, _ = ask(self.judge, prompts.reason_request(facts(outcome)), ReasonOutput)
+        shown = facts(outcome)
+        explained, _ = ask(self.judge, prompts.reason_request(shown, style), ReasonOutput)
+        explanation = explained.explanation
+        figures = readable.numbers_stated(headline(outcome))
+        by_judge = (
+            readable.problem(explanation, MAX_EXPLANATION_CHARS, alphabet_of(shown), figures)
+            is None
+        )
+        if not by_judge:
+            explanation = written_explanation(outcome)
         probabilities = None
         if supported_p is not None or answered_p is not None:
             probabilities = VerdictProbabilities.aligned(
@@ -105,12 +137,17 @@ class SummarizationScorer:
             )
         return ScorerResult(
             score=outcome.score,
-            reason=compose_reason(outcome, explained.explanation),
+            reason=compose_reason(outcome, explanation, by_judge),
             preprocess_step_result=PreprocessStepResult(
                 alignment=tuple(claims), questions=tuple(pre.questions)
             ),
             analyze_step_result=AnalyzeStepResult(coverage=tuple(coverage)),
             verdict_probabilities=probabilities,
+            text_authors=TextAuthors(
+                explanation="model" if by_judge else "product",
+                alignment=claim_authors,
+                coverage=coverage_authors,
+            ),
             outcome=outcome,
         )
 
