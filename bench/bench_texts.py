@@ -7,9 +7,11 @@ result's `reason` after "Judge's explanation: ", or after "Explanation (written 
 offline-scorer): " where the product wrote it). For each kind of text it counts:
 
 - not a sentence: does not end with . ! or ? (closing quotes or brackets may follow);
-- cut mid-word: the text reached the step's length bound (`MAX_REASON_CHARS` /
-  `MAX_EXPLANATION_CHARS`), where decoding stops it: either it ends in a letter or digit there,
-  or the grammar had to close its sentence there, most likely inside a word;
+- cut mid-word: the text reached the step's bound, where decoding stops it: for results of
+  whole-sentence decoding (they carry `textAuthors`), it has the most words the grammar allows
+  (`MAX_REASON_WORDS` / `MAX_EXPLANATION_WORDS`), so its full stop was forced; for older
+  results, it is not a sentence and ends in a letter or digit at the character bound
+  (`MAX_REASON_CHARS` / `MAX_EXPLANATION_CHARS`);
 - list numbering: starts with "1." / "2)" / "a." and the like, copied from the prompt's lists;
 - foreign characters: a letter of a script no input letter is from (Latin, Cyrillic, CJK, ...
   as Unicode names them), or a symbol that is not ordinary punctuation (⅏, emoji, box drawing);
@@ -40,8 +42,11 @@ sys.path.insert(0, str(ROOT))
 
 from offline_scorer.scorers.summarization.schemas import (  # noqa: E402
     MAX_EXPLANATION_CHARS,
+    MAX_EXPLANATION_WORDS,
     MAX_REASON_CHARS,
+    MAX_REASON_WORDS,
 )
+from offline_scorer.scorers.summarization.sentence import counted_words  # noqa: E402
 
 COLUMNS = (
     "texts",
@@ -126,13 +131,20 @@ def figures_of(result: Mapping[str, Any]) -> set[str]:
     return numbers_in(shown) | numbers_in(str(result["score"]))
 
 
-def check(text: str, bound: int, allowed_scripts: set[str], allowed_numbers: set[str]) -> Counter:
+def check(
+    text: str,
+    bound: int,
+    word_bound: int | None,
+    allowed_scripts: set[str],
+    allowed_numbers: set[str],
+) -> Counter:
     found: Counter = Counter(texts=1)
     stripped = text.strip()
     sentence = bool(_SENTENCE_END.search(stripped))
     if not sentence:
         found["not_a_sentence"] += 1
-    if len(text) >= bound or (not sentence and stripped[-1:].isalnum() and len(text) >= bound - 1):
+    at_word_bound = word_bound is not None and len(counted_words(text)) >= word_bound
+    if at_word_bound or (not sentence and stripped[-1:].isalnum() and len(text) >= bound - 1):
         found["cut_mid_word"] += 1
     if _NUMBERING.match(text):
         found["list_numbering"] += 1
@@ -143,9 +155,9 @@ def check(text: str, bound: int, allowed_scripts: set[str], allowed_numbers: set
     return found
 
 
-def texts_of(result: Mapping[str, Any]) -> Iterator[tuple[str, str, int, str, bool]]:
-    """(kind, text, bound, extra text whose numbers it may state, product-written) of one
-    result."""
+def texts_of(result: Mapping[str, Any]) -> Iterator[tuple[str, str, int, int, str, bool]]:
+    """(kind, text, character bound, word bound, extra text whose numbers it may state,
+    product-written) of one result."""
     authors = result.get("textAuthors") or {}
 
     def by_product(key: str, index: int | None = None) -> bool:
@@ -156,14 +168,17 @@ def texts_of(result: Mapping[str, Any]) -> Iterator[tuple[str, str, int, str, bo
 
     for i, verdict in enumerate(result["preprocessStepResult"]["alignment"]):
         claim = verdict["claim"]
-        yield "claim reason", verdict["reason"], MAX_REASON_CHARS, claim, by_product("alignment", i)
+        product = by_product("alignment", i)
+        yield "claim reason", verdict["reason"], MAX_REASON_CHARS, MAX_REASON_WORDS, claim, product
     for i, verdict in enumerate(result["analyzeStepResult"]["coverage"]):
         question = verdict["question"]
         product = by_product("coverage", i)
-        yield "coverage reason", verdict["reason"], MAX_REASON_CHARS, question, product
+        reason = verdict["reason"]
+        yield "coverage reason", reason, MAX_REASON_CHARS, MAX_REASON_WORDS, question, product
     explanation = _split_reason(result["reason"])[1]
     if explanation is not None:
-        yield "explanation", explanation, MAX_EXPLANATION_CHARS, "", by_product("explanation")
+        product = by_product("explanation")
+        yield "explanation", explanation, MAX_EXPLANATION_CHARS, MAX_EXPLANATION_WORDS, "", product
 
 
 def count(results: Path, data: Path) -> dict[str, dict[str, int]]:
@@ -182,12 +197,14 @@ def count(results: Path, data: Path) -> dict[str, dict[str, int]]:
                 continue
             source, summary = inputs[str(parsed["id"])]
             scripts = scripts_in([source, summary])
-            for kind, text, bound, context, product in texts_of(result):
+            sentences = "textAuthors" in result  # decoded as whole sentences of known words
+            for kind, text, bound, words, context, product in texts_of(result):
+                word_bound = words if sentences else None
                 if kind == "explanation":
                     allowed = figures_of(result)
                 else:
                     allowed = numbers_in(source) | numbers_in(summary) | numbers_in(context)
-                table[kind] += check(text, bound, scripts, allowed)
+                table[kind] += check(text, bound, word_bound, scripts, allowed)
                 table[kind]["product_written"] += product
     return {kind: {c: table[kind][c] for c in COLUMNS} for kind in KINDS}
 

@@ -76,8 +76,8 @@ def test_each_failure_is_counted(tmp_path: Path) -> None:
 
 
 def test_texts_at_the_bound_and_product_texts_are_counted(tmp_path: Path) -> None:
-    at_bound = "The source says " + "a" * 83 + "."  # closed by the grammar at the bound
-    assert len(at_bound) == 100
+    at_bound = "The source says " + " ".join(["so"] * 17) + "."  # closed at the word bound
+    assert len(at_bound.split()) == 20
     data = tmp_path / "data.jsonl"
     data.write_text(
         json.dumps({"id": "a", "source": "A fee.", "summary": "A fee."}) + "\n", encoding="utf-8"

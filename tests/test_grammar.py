@@ -9,9 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from offline_scorer.backends.llama_cpp.gbnf import _literal, request_grammar, schema_to_gbnf
+from offline_scorer.backends.llama_cpp.gbnf import (
+    GrammarError,
+    _literal,
+    request_grammar,
+    schema_to_gbnf,
+)
 from offline_scorer.scorers.summarization.schemas import coverage_schema
-from offline_scorer.scorers.summarization.sentence import LATIN, alphabet_of, sentence_pattern
+from offline_scorer.scorers.summarization.sentence import GENERIC, sentence_pattern, vocabulary_of
 
 _ESCAPE = re.compile(r'\\(x[0-9A-F]{2}|[nrt"\\])')
 _SIMPLE = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
@@ -37,7 +42,7 @@ def test_literal_matches_exactly_its_text(text: str) -> None:
 
 
 def test_cache_tells_apart_schemas_that_differ_only_in_property_order() -> None:
-    schema = coverage_schema(["Is it open?"], LATIN)
+    schema = coverage_schema(["Is it open?"], GENERIC)
     verdict = schema["properties"]["coverage"]["prefixItems"][0]
     swapped = {**verdict, "properties": dict(reversed(list(verdict["properties"].items())))}
     other = {
@@ -52,41 +57,88 @@ def test_cache_tells_apart_schemas_that_differ_only_in_property_order() -> None:
 def test_cached_grammar_is_the_generated_one_for_many_question_sets() -> None:
     for n in range(300):  # more than the cache holds, so entries are evicted and rebuilt
         questions = [f'Question {n}.{i} with "quotes" and \\ backslash?' for i in range(n % 5)]
-        schema = coverage_schema(questions, LATIN)
+        schema = coverage_schema(questions, GENERIC)
         assert request_grammar(schema) == schema_to_gbnf(schema)
 
 
-def _class_chars(gbnf_class: str) -> re.Pattern[str]:
-    """A GBNF character class read back as a Python regex class."""
-    body = re.sub(r"\\x([0-9A-F]{2})", lambda m: re.escape(chr(int(m.group(1), 16))), gbnf_class)
-    return re.compile(body)
-
-
-@pytest.mark.parametrize(
-    "inputs", [("Plain English.",), ("Привет, мир.", "東京は大きい。"), ("Ελλάδα και Κύπρος.",)]
+_GBNF_TOKEN = re.compile(
+    r'"((?:\\.|[^"\\])*)"|(\[(?:\\x[0-9A-F]{2}|[^\]])*\])|(\{\d+,\d*\}|[()|?*+])|\s+'
 )
-def test_a_sentence_pattern_compiles_to_the_same_characters(inputs: tuple[str, ...]) -> None:
-    """Each class of the GBNF rule admits exactly the characters of the regex class it came
-    from, over the whole Basic Multilingual Plane; the repetition bound carries over."""
-    pattern = sentence_pattern(100, alphabet_of(*inputs))
+
+
+def _gbnf_as_regex(expression: str) -> str:
+    """A GBNF expression of literals, classes, groups, | and quantifiers as a Python regex."""
+    out = []
+    for match in _GBNF_TOKEN.finditer(expression):
+        literal, klass, operator = match.groups()
+        if literal is not None:
+            out.append(re.escape(_unescape_literal(f'"{literal}"')))
+        elif klass is not None:
+            out.append(
+                re.sub(r"\\x([0-9A-F]{2})", lambda m: re.escape(chr(int(m.group(1), 16))), klass)
+            )
+        elif operator is not None:
+            out.append("(?:" if operator == "(" else operator)
+    assert "".join(m.group(0) for m in _GBNF_TOKEN.finditer(expression)) == expression
+    return "".join(out)
+
+
+_INPUTS = {
+    "english": ("The crew left Port Alder.",),
+    "cyrillic+cjk": ("Привет, мир.", "東京は大きい。"),
+    "none": (),
+}
+_PROBES = [
+    "The claim is supported.",
+    "The source's crew left, on time; it was.",
+    "Port Alder is named.",
+    "The crew left port alder.",
+    "It is. Then it was.",
+    "The score is \u201d \u201d.",
+    "The score is.",
+    "the score.",
+    "Two  spaces.",
+    "A number 7.",
+    "Ends with a comma,.",
+    "The source says мир.",
+    "Привет, мир.",
+    "The claim is 東京は大きい.",
+    "The crew left with ilk ible.",
+    " ".join(["The"] * 20) + ".",
+    " ".join(["The"] * 21) + ".",
+]
+
+
+@pytest.mark.parametrize("inputs", list(_INPUTS.values()), ids=list(_INPUTS))
+def test_a_sentence_pattern_compiles_to_the_same_language(inputs: tuple[str, ...]) -> None:
+    """The GBNF rule, read back as a regex, accepts exactly what the schema's pattern does."""
+    pattern = sentence_pattern(20, vocabulary_of(*inputs))
     grammar = schema_to_gbnf({"type": "string", "pattern": pattern})
     rule = grammar.splitlines()[1]
-    assert rule.startswith("sentence ::= ") and "{0,98}" in rule
-    gbnf_classes = re.findall(r"\[(?:\\x[0-9A-F]{2}|[^\]])*\]", rule)
-    regex_classes = re.findall(r"\[(?:\\.|[^\]])*\]", pattern)
-    assert len(gbnf_classes) == len(regex_classes) == 3
-    for gbnf_class, regex_class in zip(gbnf_classes, regex_classes, strict=True):
-        ours, theirs = _class_chars(gbnf_class), re.compile(regex_class)
-        for code in range(0x10000):
-            if 0xD800 <= code < 0xE000:
-                continue
-            char = chr(code)
-            assert bool(ours.fullmatch(char)) == bool(theirs.fullmatch(char)), hex(code)
-        assert not ours.search('"\\\x00\n0123456789')
+    assert rule.startswith('text ::= "\\"" ') and rule.endswith(' "\\""')
+    ours = re.compile(_gbnf_as_regex(rule.removeprefix('text ::= "\\"" ').removesuffix(' "\\""')))
+    theirs = re.compile(pattern)
+    for probe in _PROBES:
+        assert bool(ours.fullmatch(probe)) == bool(theirs.fullmatch(probe)), probe
+    assert theirs.fullmatch("The claim is supported.")
+    assert not theirs.fullmatch("A number 7.") and not theirs.fullmatch(
+        "The score is \u201d \u201d."
+    )
 
 
-def test_sentence_texts_keep_other_patterns_compiling_as_before() -> None:
-    """The no-digits pattern (Mastra's free text) still compiles to its character rule."""
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="Aab ,.;'-\u2019/7\u201d", max_size=40))
+def test_the_compiled_sentence_rule_agrees_with_its_pattern(text: str) -> None:
+    pattern = sentence_pattern(6, vocabulary_of("Ab bA A b."))
+    rule = schema_to_gbnf({"type": "string", "pattern": pattern}).splitlines()[1]
+    body = rule.removeprefix('text ::= "\\"" ').removesuffix(' "\\""')
+    assert bool(re.fullmatch(_gbnf_as_regex(body), text)) == bool(re.fullmatch(pattern, text))
+
+
+def test_patterns_outside_the_subset_are_refused_so_another_compiler_takes_them() -> None:
+    for pattern in ("^[^0-9]{1,5}$", "^a.b$", "no anchors", '^say "hi"$', "^(a)$"):
+        with pytest.raises(GrammarError):
+            schema_to_gbnf({"type": "string", "pattern": pattern})
     schema = {"type": "string", "minLength": 1, "maxLength": 9, "pattern": "^[^0-9]*$"}
-    assert "char-no-0-9{1,9}" in schema_to_gbnf(schema)
-    assert LATIN.scripts == ()
+    assert "char-no-0-9{1,9}" in schema_to_gbnf(schema)  # the no-digits form, as before
+    assert GENERIC.words == ()

@@ -12,8 +12,8 @@ from offline_scorer.scorers.summarization import prompts
 from offline_scorer.scorers.summarization.grounding import claims_of, question_candidates, words
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.schemas import reason_schema
-from offline_scorer.scorers.summarization.sentence import LATIN
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
+from offline_scorer.scorers.summarization.sentence import GENERIC
 
 pytestmark = pytest.mark.live
 
@@ -117,7 +117,7 @@ def _echo(no_repeat: int, no_copy: tuple[str, ...]) -> str:
     return text, JudgeRequest(
         step="probe",
         messages=(Message("user", f"Repeat this sentence exactly, three times: {text}"),),
-        output_schema=reason_schema(LATIN),
+        output_schema=reason_schema(GENERIC),
         sampling=SamplingSettings(max_tokens=200, no_repeat_ngram=no_repeat, no_copy=no_copy),
     )
 

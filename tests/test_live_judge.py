@@ -15,8 +15,8 @@ from offline_scorer.judging.protocol import JudgeRequest, Message, SamplingSetti
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.result import RESULT_JSON_SCHEMA
 from offline_scorer.scorers.summarization.schemas import reason_schema
-from offline_scorer.scorers.summarization.sentence import LATIN
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
+from offline_scorer.scorers.summarization.sentence import GENERIC
 from tests.test_cli import assert_clean_error, run_cli
 
 pytestmark = pytest.mark.live
@@ -37,7 +37,7 @@ def probe(schema):
 def test_grammar_constraint_is_really_applied(live_judge):
     free = live_judge.complete(probe(None)).text
     assert any(ch.isdigit() for ch in free), free  # what the model says when free
-    constrained = live_judge.complete(probe(reason_schema(LATIN))).text
+    constrained = live_judge.complete(probe(reason_schema(GENERIC))).text
     data = json.loads(constrained)
     assert list(data) == ["explanation"]
     assert not any(ch.isdigit() for ch in constrained), constrained

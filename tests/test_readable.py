@@ -9,14 +9,15 @@ import pytest
 
 from offline_scorer.scorers.summarization.describe import describe
 from offline_scorer.scorers.summarization.readable import numbers_stated, problem
-from offline_scorer.scorers.summarization.schemas import MAX_REASON_CHARS
-from offline_scorer.scorers.summarization.sentence import LATIN, alphabet_of
+from offline_scorer.scorers.summarization.schemas import MAX_REASON_WORDS
+from offline_scorer.scorers.summarization.sentence import GENERIC, vocabulary_of
 from offline_scorer.testing import ScriptedJudge
 from tests.helpers import SOURCE, SUMMARY, score_of
 
-GOOD = "The source says the ferry carried forty passengers."
-# 90 characters, the bound used below: the period came only because the bound did
-CUT = "The source describes the ferry, its passengers, its crew and the captain of the vinylchlo."
+WORDS = vocabulary_of(SOURCE, SUMMARY, "The ferry carried twelve people and sailed on time.")
+GOOD = "The source says the ferry left Port Alder with passengers."
+# 12 words, the bound used below: the stop came only because the bound did
+CUT = "The source says the ferry left Port Alder, with passengers, at May."
 
 
 @pytest.mark.parametrize(
@@ -28,19 +29,26 @@ CUT = "The source describes the ferry, its passengers, its crew and the captain 
         ("1. The ferry left Port Alder on time.", "is not whole sentences"),
         ("the ferry left Port Alder on time.", "is not whole sentences"),
         ("The ferry left at nine with 40 people.", "is not whole sentences"),
-        ("The ferry ⅏ left Port Alder on time.", "is not whole sentences"),
-        ("The ferry left Port Alder. 東京.", "is not whole sentences"),
+        ("The ferry \u214f left Port Alder on time.", "is not whole sentences"),
+        ("The ferry left Port Alder. \u6771\u4eac.", "is not whole sentences"),
+        ("The ferry left Port Alder with ilk ible passengers.", "is not whole sentences"),
         ("The score is.", "too short"),
+        ("The source says the ferry left Port Alder. These.", "sentence too short"),
+        ("Is it true that about.", "too short"),
+        ("The ferry is said to be on time, .", "is not whole sentences"),
+        ("The source says the ferry left  on time.", "is not whole sentences"),
+        ("The source says the ferry left with.", "ends on 'with'"),
+        ("Does the source say the ferry left on time?", "is not whole sentences"),
         ("The ferry of the ferry of the ferry.", "repeats itself"),
-        ("The ferry carried twelve passengers.", "states a number"),
-        ("The ferry sailed on and sailed on and on.", "repeats itself"),
-        (CUT[:-2] + ".", None),
-        (CUT, "length bound"),
+        ("The ferry carried twelve people.", "states a number"),
+        ("The ferry sailed and sailed and sailed on.", "repeats itself"),
+        (CUT.replace(", at May", ""), None),
+        (CUT, "word bound"),
     ],
 )
 def test_a_text_is_shown_only_when_it_reads_as_whole_sentences(text: str, why: str | None) -> None:
-    assert len(CUT) == 90
-    found = problem(text, 90, LATIN, numbers_stated(SOURCE))
+    assert len(CUT.split()) == 12
+    found = problem(text, 12, WORDS, numbers_stated(SOURCE))
     assert (found is None) if why is None else (why in (found or "")), found
 
 
@@ -49,11 +57,11 @@ def test_numbers_are_read_in_words_and_digits() -> None:
     assert numbers_stated(SOURCE) >= {"9", "3", "2021", "40"}
 
 
-def test_letters_of_the_inputs_scripts_are_allowed() -> None:
-    alphabet = alphabet_of("Паром вышел из порта.", SUMMARY)
-    assert alphabet.scripts == ("CYRILLIC",)
-    assert problem("Источник говорит то же самое здесь.", 90, alphabet, ()) is None
-    assert problem("Источник говорит то же самое здесь.", 90, LATIN, ()) is not None
+def test_words_of_the_inputs_in_any_script_are_allowed() -> None:
+    words = vocabulary_of("\u041f\u0430\u0440\u043e\u043c \u0432\u044b\u0448\u0435\u043b.", SUMMARY)
+    text = "The source says \u043f\u0430\u0440\u043e\u043c \u0432\u044b\u0448\u0435\u043b."
+    assert problem(text, 20, words, ()) is None
+    assert problem(text, 20, GENERIC, ()) is not None
 
 
 def _judge(
@@ -105,7 +113,7 @@ def test_the_result_marks_which_texts_the_product_wrote() -> None:
 
 
 def test_the_judges_readable_explanation_is_shown_as_its_own() -> None:
-    explanation = "Alignment limits the score because the source never mentions the passengers."
+    explanation = "Alignment limits the score because the source does not mention the passengers."
     result = score_of(_judge([GOOD], [GOOD], explanation))
     data = json.loads(result.to_json())
     assert data["textAuthors"]["explanation"] == "model"
@@ -114,20 +122,30 @@ def test_the_judges_readable_explanation_is_shown_as_its_own() -> None:
     assert "offline-scorer wrote 1 of the 4 texts" in describe(result)
 
 
-def test_an_explanation_may_state_only_the_headline_figures() -> None:
-    wrong = "Alignment limits the score because seven claims are unsupported."
-    right = "Alignment limits the score because one claim is not supported."
-    assert (
-        json.loads(score_of(_judge([GOOD], [GOOD], wrong)).to_json())["textAuthors"]["explanation"]
-        == "product"
-    )
-    assert (
-        json.loads(score_of(_judge([GOOD], [GOOD], right)).to_json())["textAuthors"]["explanation"]
-        == "model"
-    )
+def test_an_explanation_may_state_only_the_computed_figures() -> None:
+    def author(explanation: str) -> str:
+        judge = _judge([GOOD], [GOOD], explanation)
+        judge.answers["preprocess"]["alignment"][0]["claim"] = "One ferry left with forty people."
+        return json.loads(score_of(judge).to_json())["textAuthors"]["explanation"]
+
+    # "forty" is a word of the claim, so the grammar allows it, but it is no figure: 0 of 1
+    assert author("Alignment limits the score because forty people is not supported.") == "product"
+    assert author("Alignment limits the score because one claim is not supported.") == "model"
+    assert author("Alignment limits the score because seven claims failed.") == "product"
 
 
 def test_reason_bound_is_the_decoding_bound() -> None:
-    text = "The source says " + "a" * (MAX_REASON_CHARS - 17) + "."
-    assert len(text) == MAX_REASON_CHARS
-    assert "length bound" in (problem(text, MAX_REASON_CHARS, LATIN, ()) or "")
+    text = "The source says " + " ".join(["so"] * (MAX_REASON_WORDS - 3)) + "."
+    assert len(text.split()) == MAX_REASON_WORDS
+    assert "word bound" in (problem(text, MAX_REASON_WORDS, GENERIC, ()) or "")
+
+
+def test_an_unknown_free_text_style_is_one_line(tmp_path) -> None:
+    from tests.test_cli import assert_clean_error, run_cli
+
+    source = tmp_path / "source.txt"
+    source.write_text("The ferry left.", encoding="utf-8")
+    proc = run_cli(
+        "score", "--source", str(source), "--summary", str(source), "--free-text", "prose"
+    )
+    assert_clean_error(proc, 2, "free_text must be one of sentences, bounded, got 'prose'")

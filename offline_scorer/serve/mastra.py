@@ -35,7 +35,7 @@ from offline_scorer.scorers.summarization.schemas import (
     coverage_schema,
     preprocess_schema,
 )
-from offline_scorer.scorers.summarization.sentence import alphabet_of
+from offline_scorer.scorers.summarization.sentence import vocabulary_of
 
 __all__ = ["MASTRA_VERSIONS", "Grounded", "recognise"]
 
@@ -114,9 +114,9 @@ def _preprocess(system: str, user: str) -> Grounded | None:
     if cut < 0:
         return None
     source, summary = inputs[:cut], inputs[cut + len(_SUMMARY) :]
-    alphabet = alphabet_of(source, summary)
+    vocabulary = vocabulary_of(source, summary)
     claims, candidates = claims_of(summary), question_candidates(source)
-    schema = preprocess_schema(claims, candidates, int(cap.group(1)), alphabet)
+    schema = preprocess_schema(claims, candidates, int(cap.group(1)), vocabulary)
     fixed = (system, user[: start + len(_PRE_SOURCE)], user[end:])
     return Grounded("preprocess", schema, _guarded("preprocess", fixed))
 
@@ -131,7 +131,7 @@ def _analyze(system: str, user: str) -> Grounded | None:
     if questions is None:
         return None
     fixed = (system, _ANA_START, user[end:])
-    schema = coverage_schema(questions, alphabet_of(user))  # the summary and the questions
+    schema = coverage_schema(questions, vocabulary_of(user))  # the summary and the questions
     return Grounded("analyze", schema, _guarded("analyze", fixed))
 
 

@@ -36,10 +36,13 @@ class GrammarError(ValueError):
 
 _JSON = json.JSONEncoder(ensure_ascii=False)  # one instance: json.dumps builds one per call
 _NO_CHARS_RE = re.compile(r"^\^\[\^([^\]\\]*)\]\*\$$")
-# `^[first][body]{0,n}[end]$`: whole sentences (scorers' free text, see the summarization
-# scorer's `sentence` module). Classes are positive, with ranges and backslash escapes.
-_CLASS = r"\[((?:\\.|[^\]\\^])(?:\\.|[^\]\\])*)\]"
-_SENTENCE_RE = re.compile(rf"^\^{_CLASS}{_CLASS}\{{0,(\d+)\}}{_CLASS}\$$", re.DOTALL)
+# An anchored regex pattern of a string without length fields is compiled when it keeps to a
+# small subset: positive classes, literal characters, non-capturing groups, alternation and
+# the quantifiers {m,n} ? * +. Scorers' free text (whole sentences, see the summarization
+# scorer's `sentence` module) is written in it. Characters JSON escapes are refused, since the
+# rule spans the string's raw text.
+_QUANTIFIER_RE = re.compile(r"\{(\d+)(,(\d*))?\}|[?*+]")
+_REGEX_SPECIAL = frozenset("(){}[]|?*+^$.")
 _NOT_IN_JSON_TEXT = frozenset('"\\') | frozenset(map(chr, range(0x20)))
 
 
@@ -76,15 +79,14 @@ class _Builder:
         return name
 
     def string(self, node: Mapping[str, Any], name: str) -> str:
-        sentence = _SENTENCE_RE.match(node.get("pattern") or "")
-        if sentence is not None and "minLength" not in node and "maxLength" not in node:
-            first, body, most, end = sentence.groups()
+        pattern = node.get("pattern")
+        if pattern is not None and "minLength" not in node and "maxLength" not in node:
             try:
-                parts = [_char_class(first), _char_class(body), _char_class(end)]
+                body = _regex_rule(pattern)
             except GrammarError as error:
                 raise GrammarError(f"{name}: {error}") from None
-            rule = f'"\\"" {parts[0]} {parts[1]}{{0,{int(most)}}} {parts[2]} "\\""'
-            return self.add("sentence", rule)  # one rule for all texts of the same shape
+            # one rule per pattern: every reason of a schema shares it
+            return self.add("text", f'"\\"" {body} "\\""')
         try:
             char_name, char_body, repeat = _string_rule(
                 node.get("minLength", 0), node.get("maxLength"), node.get("pattern")
@@ -208,6 +210,76 @@ def _string_rule(low: int, high: int | None, pattern: str | None) -> tuple[str, 
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _regex_rule(pattern: str) -> str:
+    """The GBNF expression for an anchored pattern of the subset above."""
+    if not (pattern.startswith("^") and pattern.endswith("$")) or pattern.endswith("\\$"):
+        raise GrammarError(f"unsupported pattern {pattern!r}: it must be anchored with ^ and $")
+    body = pattern[1:-1]
+    expression, end = _alternatives(body, 0)
+    if end != len(body):
+        raise GrammarError(f"unsupported pattern {pattern!r}: unexpected {body[end]!r}")
+    return expression
+
+
+def _alternatives(text: str, at: int) -> tuple[str, int]:
+    options = []
+    while True:
+        sequence, at = _sequence(text, at)
+        options.append(sequence)
+        if at < len(text) and text[at] == "|":
+            at += 1
+            continue
+        return (options[0] if len(options) == 1 else " | ".join(options)), at
+
+
+def _sequence(text: str, at: int) -> tuple[str, int]:
+    items: list[str] = []
+    literal = ""  # consecutive unquantified characters, emitted as one string literal
+    while at < len(text) and text[at] not in "|)":
+        atom, char, at = _atom(text, at)
+        quantifier = _QUANTIFIER_RE.match(text, at)
+        if char is not None and quantifier is None:
+            literal += char
+            continue
+        if literal:
+            items.append(_literal(literal))
+            literal = ""
+        if quantifier is not None:
+            atom += quantifier.group(0)
+            at = quantifier.end()
+        items.append(atom)
+    if literal:
+        items.append(_literal(literal))
+    if not items:
+        raise GrammarError("unsupported pattern: an empty alternative")
+    return " ".join(items), at
+
+
+def _atom(text: str, at: int) -> tuple[str, str | None, int]:
+    """(GBNF for the atom at `at`, its character if it is a literal one, where it ends)."""
+    char = text[at]
+    if text.startswith("(?:", at):
+        inner, end = _alternatives(text, at + 3)
+        if end >= len(text) or text[end] != ")":
+            raise GrammarError("unsupported pattern: an unclosed group")
+        return f"({inner})", None, end + 1
+    if char == "[":
+        match = re.compile(r"\[((?:\\.|[^\]\\])+)\]", re.DOTALL).match(text, at)
+        if match is None or match.group(1).startswith("^"):
+            raise GrammarError("unsupported pattern: only positive character classes compile")
+        return _char_class(match.group(1)), None, match.end()
+    if char == "\\" and at + 1 < len(text) and text[at + 1] in _REGEX_SPECIAL | {"\\", "-", "/"}:
+        char, end = text[at + 1], at + 2
+    elif char in _REGEX_SPECIAL or char == "\\":
+        raise GrammarError(f"unsupported pattern: {char!r} at {at}")
+    else:
+        end = at + 1
+    if char in _NOT_IN_JSON_TEXT:
+        raise GrammarError("a pattern may not admit quotes, backslashes or controls")
+    return _literal(char), char, end
+
+
 @functools.lru_cache(maxsize=256)
 def _char_class(text: str) -> str:
     """A positive regex class body (`A-Z`, `\\-`, raw UTF-8) as a GBNF class of the same
@@ -226,7 +298,7 @@ def _char_class(text: str) -> str:
         if low > high:
             raise GrammarError(f"character range {low!r}-{high!r} is reversed")
         if any(chr(c) in _NOT_IN_JSON_TEXT for c in range(ord(low), min(ord(high), 0x5C) + 1)):
-            raise GrammarError("a sentence pattern may not admit quotes, backslashes or controls")
+            raise GrammarError("a pattern may not admit quotes, backslashes or controls")
         out.append(_class_char(low) if low == high else f"{_class_char(low)}-{_class_char(high)}")
     return "[" + "".join(out) + "]"
 

@@ -9,7 +9,6 @@ language; answers are still validated against the original schema by the scorer'
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,20 +21,21 @@ Bump the version with any change to what `for_outlines` gives for some schema.""
 # JSON string characters our GBNF allows, and its escapes (backends/llama_cpp/gbnf.py).
 _STRING_CHAR = r'[^"\\\x00-\x1F{extra}]'
 _STRING_ESCAPE = r'\\["\\/nt]'
-# Whole sentences, `^[first][body]{0,n}[end]$`, classes without a double quote or a backslash
-# other than one escaping a class character.
-_CLASS = r'\[(?:\\[\-\]\\^\[]|[^\]"\\])+\]'
-_SENTENCE = re.compile(rf"^\^{_CLASS}{_CLASS}\{{0,\d+\}}{_CLASS}\$$")
 # A set of k questions out of n becomes one alternative per ordered choice; past this many the
 # regex (and outlines' index) grows too large to build, so the request is refused instead.
 MAX_SET_ALTERNATIVES = 5000
 
 
-def _is_sentence(node: Mapping[str, Any]) -> bool:
-    """A free text of whole sentences (`^[first][body]{0,n}[end]$`) with no length fields."""
+def _is_plain(node: Mapping[str, Any]) -> bool:
+    """A pattern with no length fields and no character JSON escapes (scorers' whole-sentence
+    free text): outlines compiles it inside the string's quotes as it is."""
     pattern = node["pattern"]
     return (
-        "minLength" not in node and "maxLength" not in node and _SENTENCE.match(pattern) is not None
+        "minLength" not in node
+        and "maxLength" not in node
+        and '"' not in pattern
+        and "[^" not in pattern
+        and "\\\\" not in pattern
     )
 
 
@@ -50,8 +50,8 @@ def _forbidden_characters(pattern: str) -> str | None:
 
 def _string(node: Mapping[str, Any], step: str) -> dict[str, Any]:
     pattern = node["pattern"]
-    if _is_sentence(node):
-        return dict(node)  # its classes hold no character JSON escapes: compiled as it is
+    if _is_plain(node):
+        return dict(node)
     forbidden = _forbidden_characters(pattern)
     if forbidden is None:
         raise GenerationError(

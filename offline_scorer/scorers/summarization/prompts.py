@@ -25,7 +25,7 @@ from offline_scorer.scorers.summarization.schemas import (
     preprocess_schema,
     reason_schema,
 )
-from offline_scorer.scorers.summarization.sentence import alphabet_of
+from offline_scorer.scorers.summarization.sentence import vocabulary_of
 
 SYSTEM = """You are a strict, careful judge of summaries. You answer with JSON only.
 Rules you always follow:
@@ -128,8 +128,8 @@ def preprocess_request(
         count=min(max_questions, len(candidates)),
         frame=QUESTION_FRAME,
     )
-    alphabet = alphabet_of(source, summary)
-    schema = preprocess_schema(claims, candidates, max_questions, alphabet, style)
+    vocabulary = vocabulary_of(source, summary)
+    schema = preprocess_schema(claims, candidates, max_questions, vocabulary, style)
     return _request("preprocess", user, schema)
 
 
@@ -137,10 +137,10 @@ def analyze_request(
     summary: str, questions: Sequence[str], style: str = "sentences"
 ) -> JudgeRequest:
     user = _ANALYZE.format(summary=summary, questions=_listed(questions, "(no questions)"))
-    alphabet = alphabet_of(summary, *questions)
-    return _request("analyze", user, coverage_schema(questions, alphabet, style))
+    vocabulary = vocabulary_of(summary, *questions)
+    return _request("analyze", user, coverage_schema(questions, vocabulary, style))
 
 
 def reason_request(facts: str, style: str = "sentences") -> JudgeRequest:
-    schema = reason_schema(alphabet_of(facts), style)
+    schema = reason_schema(vocabulary_of(facts), style)
     return _request("reason", _REASON.format(facts=facts), schema)

@@ -1,28 +1,39 @@
 """Which of the judge's texts a person is shown, and the plain sentence shown instead.
 
-Decoding already confines a live judge's free text to whole sentences in the inputs' alphabet
-(`sentence`). Some failures only show in the finished text: a sentence that ended only because
-its length bound came (its last word is likely cut), a text too short to say anything ("The
-score is."), one that loops, a number spelled out that the figures do not contain. And a
-cassette, a scripted judge or a user's own `Judge` answers without our grammar. So every text
-is checked here, the same way whoever wrote it; one that fails is replaced by a sentence the
-product writes from the verdict itself, and the result says which texts are whose
+Decoding already confines a live judge's free text to whole sentences of the inputs' words
+(`sentence`). Some failures only show in the finished text: a text that ended only because its
+word bound came (its last sentence is likely cut), or that ends on "and" (closed mid-thought),
+one too short to say anything ("The score is.", "Is it true that about.", "These."), one that
+loops, a number spelled out that the figures do not hold. And a cassette, a scripted judge or a
+user's own `Judge` answers without our grammar, so the grammar's own shape is checked too. Every
+text is checked here, the same way whoever wrote it; one that fails is replaced by a sentence
+the product writes from the verdict itself, and the result says which texts are whose
 (`TextAuthors`). The checks read only the answer and the inputs, so replay repeats them exactly.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal, TypeVar
 
+from offline_scorer.scorers.summarization.grounding import content_words
 from offline_scorer.scorers.summarization.schemas import ClaimVerdict, QuestionVerdict
-from offline_scorer.scorers.summarization.sentence import Alphabet, sentence_pattern
+from offline_scorer.scorers.summarization.sentence import (
+    SEPARATORS,
+    Vocabulary,
+    allowed_words,
+    counted_words,
+)
 
 Author = Literal["model", "product"]
 
 MIN_WORDS = 4  # "The score is." says nothing; "The source does not mention it." does
+MIN_SENTENCE_WORDS = 3  # "These." after a sentence adds nothing
+MIN_CONTENT_WORDS = 2  # words that are not function words ("Is it true that about." has none)
+# Words an English sentence does not end on: a text ending so was closed mid-thought.
+_DANGLING_WORDS = "a an the and or but nor of to with for from as than into onto its their whose"
+_DANGLING = frozenset(_DANGLING_WORDS.split())
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
 _ONES = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
@@ -36,9 +47,23 @@ _SCALE_WORDS = frozenset(_SCALES.split())
 _DIGITS = re.compile(r"\d+")
 
 
-@functools.lru_cache(maxsize=64)
-def _shape(max_chars: int, alphabet: Alphabet) -> re.Pattern[str]:
-    return re.compile(sentence_pattern(max_chars, alphabet))
+_SHAPE = re.compile(
+    r"[^\W\d_]+(?:(?:"
+    + "|".join(re.escape(separator) for separator in SEPARATORS)
+    + r")[^\W\d_]+|\. [^\W\d_]+)*\."
+)
+
+
+def _off_vocabulary(text: str, vocabulary: Vocabulary) -> bool:
+    """Whether a word is outside the vocabulary, or a sentence starts without a capital: the
+    vocabulary's side of `sentence_pattern`, checked by set lookups (the pattern itself is a
+    large regex that differs per document, too slow to compile on every replay)."""
+    starts, body = allowed_words(vocabulary)
+    for sentence in text[:-1].split(". "):
+        words = counted_words(sentence)
+        if not words or words[0] not in starts or any(w not in body for w in words[1:]):
+            return True
+    return False
 
 
 def numbers_stated(text: str) -> set[str]:
@@ -52,15 +77,22 @@ def numbers_stated(text: str) -> set[str]:
     return found
 
 
-def problem(text: str, max_chars: int, alphabet: Alphabet, numbers: Iterable[str]) -> str | None:
+def problem(
+    text: str, max_words: int, vocabulary: Vocabulary, numbers: Iterable[str]
+) -> str | None:
     """Why `text` is not shown to a person (None: it is). `numbers` may be stated."""
-    if not _shape(max_chars, alphabet).match(text):
-        return "is not whole sentences in the inputs' letters"
-    if len(text) >= max_chars:
-        return "ended only at its length bound"
+    if not _SHAPE.fullmatch(text) or _off_vocabulary(text, vocabulary):
+        return "is not whole sentences of the inputs' and judging words"
+    if any(len(counted_words(sentence)) < MIN_SENTENCE_WORDS for sentence in text.split(". ")):
+        return "has a sentence too short to say anything"
+    counted = counted_words(text)
+    if len(counted) >= max_words:
+        return "ended only at its word bound"
     words = _WORD.findall(text.lower())
-    if len(words) < MIN_WORDS:
+    if len(words) < MIN_WORDS or len(content_words(text)) < MIN_CONTENT_WORDS:
         return "is too short to say anything"
+    if words[-1] in _DANGLING:
+        return f"ends on {words[-1]!r}, as a sentence cut short does"
     trigrams = list(zip(words, words[1:], words[2:], strict=False))
     if len(set(trigrams)) < len(trigrams):
         return "repeats itself"
@@ -86,8 +118,8 @@ Verdict = TypeVar("Verdict", ClaimVerdict, QuestionVerdict)
 
 def _vet(
     verdicts: Sequence[Verdict],
-    alphabet: Alphabet,
-    max_chars: int,
+    vocabulary: Vocabulary,
+    max_words: int,
     allowed: Callable[[Verdict], set[str]],
     write: Callable[[Verdict], str],
     judged: int,
@@ -100,7 +132,7 @@ def _vet(
         if index >= judged:
             kept.append(verdict)
             authors.append("product")
-        elif problem(verdict.reason, max_chars, alphabet, allowed(verdict)) is None:
+        elif problem(verdict.reason, max_words, vocabulary, allowed(verdict)) is None:
             kept.append(verdict)
             authors.append("model")
         else:
@@ -110,19 +142,21 @@ def _vet(
 
 
 def claim_reasons(
-    claims: Sequence[ClaimVerdict], alphabet: Alphabet, inputs: str, max_chars: int
+    claims: Sequence[ClaimVerdict], vocabulary: Vocabulary, inputs: str, max_words: int
 ) -> tuple[list[ClaimVerdict], tuple[Author, ...]]:
     """Each claim with the judge's reason if it may be shown, else the product's sentence.
     A reason may state the numbers of `inputs` (the source and the summary)."""
     numbers = numbers_stated(inputs)
-    return _vet(claims, alphabet, max_chars, lambda _: numbers, _claim_sentence, judged=len(claims))
+    return _vet(
+        claims, vocabulary, max_words, lambda _: numbers, _claim_sentence, judged=len(claims)
+    )
 
 
 def coverage_reasons(
     verdicts: Sequence[QuestionVerdict],
-    alphabet: Alphabet,
+    vocabulary: Vocabulary,
     inputs: str,
-    max_chars: int,
+    max_words: int,
     judged: int,
 ) -> tuple[list[QuestionVerdict], tuple[Author, ...]]:
     """As `claim_reasons`, with the numbers of `inputs` (the summary) and of the question;
@@ -130,8 +164,8 @@ def coverage_reasons(
     numbers = numbers_stated(inputs)
     return _vet(
         verdicts,
-        alphabet,
-        max_chars,
+        vocabulary,
+        max_words,
         lambda verdict: numbers | numbers_stated(verdict.question),
         _coverage_sentence,
         judged,

@@ -36,6 +36,14 @@ def facts(outcome: ScoreOutcome) -> str:
     return "\n".join(lines)
 
 
+def figures_of(outcome: ScoreOutcome) -> str:
+    """The computed figures, the only numbers an explanation may state (the headline also
+    quotes claims and questions, whose numbers are not figures)."""
+    o = outcome
+    counts = (o.supported_claims, o.total_claims, o.answered_questions, o.asked_questions)
+    return " ".join(_fmt(value) for value in (o.score, o.scale, o.alignment, o.coverage, *counts))
+
+
 def headline(outcome: ScoreOutcome) -> str:
     """The sentence with the numbers, exactly as computed."""
     parts = [

@@ -18,12 +18,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from offline_scorer.scorers.summarization.sentence import Alphabet, sentence_pattern
+from offline_scorer.scorers.summarization.sentence import Vocabulary, sentence_pattern
 
 # Decoding bounds: generous for summaries of a few sentences, tight enough that a looping small
 # model stops within seconds. Changing any of them changes grammars and cassette keys.
-MAX_REASON_CHARS = 100  # why one verdict was given
-MAX_EXPLANATION_CHARS = 240  # the reason step's explanation
+MAX_REASON_WORDS = 20  # why one verdict was given
+MAX_EXPLANATION_WORDS = 45  # the reason step's explanation
+# The "bounded" free-text style (offline-scorer 0.3's requests) bounds characters instead.
+MAX_REASON_CHARS = 100
+MAX_EXPLANATION_CHARS = 240
 # Characters a model writes numbers with (digits, superscripts, vulgar fractions, number forms,
 # circled and wide digits): what Mastra's reason step and a "bounded" explanation leave out.
 NO_DIGITS_PATTERN = (
@@ -77,13 +80,15 @@ def _inline(schema: dict[str, Any]) -> dict[str, Any]:
     return walk(schema)
 
 
-def _text(node: dict[str, Any], max_chars: int, alphabet: Alphabet, style: str) -> None:
-    """A free text: whole sentences in the inputs' alphabet, ending inside `max_chars`; in the
-    "bounded" style (see `options.FREE_TEXT_STYLES`) only 1 to `max_chars` characters."""
+def _text(
+    node: dict[str, Any], max_words: int, max_chars: int, vocabulary: Vocabulary, style: str
+) -> None:
+    """A free text: whole sentences of at most `max_words` words in the inputs' vocabulary; in
+    the "bounded" style (see `options.FREE_TEXT_STYLES`) 1 to `max_chars` characters."""
     if style == "bounded":
         node.update(minLength=1, maxLength=max_chars)
     else:
-        node["pattern"] = sentence_pattern(max_chars, alphabet)
+        node["pattern"] = sentence_pattern(max_words, vocabulary)
 
 
 @functools.lru_cache(maxsize=64)
@@ -97,10 +102,10 @@ def _schema(model: type[BaseModel]) -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=64)
-def _preprocess_template(alphabet: Alphabet, style: str) -> dict[str, Any]:
+def _preprocess_template(vocabulary: Vocabulary, style: str) -> dict[str, Any]:
     schema = _schema(PreprocessOutput)
     reason = schema["properties"]["alignment"]["items"]["properties"]["reason"]
-    _text(reason, MAX_REASON_CHARS, alphabet, style)
+    _text(reason, MAX_REASON_WORDS, MAX_REASON_CHARS, vocabulary, style)
     return schema
 
 
@@ -122,7 +127,7 @@ def preprocess_schema(
     claims: Sequence[str],
     candidates: Sequence[str],
     max_questions: int,
-    alphabet: Alphabet,
+    vocabulary: Vocabulary,
     style: str = "sentences",
 ) -> dict[str, Any]:
     """One verdict per given claim, in order, echoing it; questions chosen from `candidates`.
@@ -135,7 +140,7 @@ def preprocess_schema(
     from a cached template, so the result shares its other parts with every other request's:
     treat it as read-only.
     """
-    template = _preprocess_template(alphabet, style)
+    template = _preprocess_template(vocabulary, style)
     properties = template["properties"]
     count = min(max_questions, len(candidates))
     questions = {
@@ -151,36 +156,36 @@ def preprocess_schema(
 
 
 @functools.lru_cache(maxsize=64)
-def _coverage_template(alphabet: Alphabet, style: str) -> dict[str, Any]:
+def _coverage_template(vocabulary: Vocabulary, style: str) -> dict[str, Any]:
     schema = _schema(CoverageOutput)
     reason = schema["properties"]["coverage"]["items"]["properties"]["reason"]
-    _text(reason, MAX_REASON_CHARS, alphabet, style)
+    _text(reason, MAX_REASON_WORDS, MAX_REASON_CHARS, vocabulary, style)
     return schema
 
 
 def coverage_schema(
-    questions: Sequence[str], alphabet: Alphabet, style: str = "sentences"
+    questions: Sequence[str], vocabulary: Vocabulary, style: str = "sentences"
 ) -> dict[str, Any]:
     """Exactly one verdict per asked question, in order, each echoing its question verbatim.
 
     Shares its unchanging parts with the cached template, as `preprocess_schema` does: treat
     the result as read-only.
     """
-    template = _coverage_template(alphabet, style)
+    template = _coverage_template(vocabulary, style)
     properties = template["properties"]
     coverage = _with_prefix(properties["coverage"], "question", questions)
     return {**template, "properties": {**properties, "coverage": coverage}}
 
 
 @functools.lru_cache(maxsize=64)
-def _reason_json(alphabet: Alphabet, style: str) -> str:
+def _reason_json(vocabulary: Vocabulary, style: str) -> str:
     schema = _schema(ReasonOutput)
     explanation = schema["properties"]["explanation"]
-    _text(explanation, MAX_EXPLANATION_CHARS, alphabet, style)
+    _text(explanation, MAX_EXPLANATION_WORDS, MAX_EXPLANATION_CHARS, vocabulary, style)
     if style == "bounded":
         explanation["pattern"] = NO_DIGITS_PATTERN
     return json.dumps(schema)
 
 
-def reason_schema(alphabet: Alphabet, style: str = "sentences") -> dict[str, Any]:
-    return json.loads(_reason_json(alphabet, style))
+def reason_schema(vocabulary: Vocabulary, style: str = "sentences") -> dict[str, Any]:
+    return json.loads(_reason_json(vocabulary, style))

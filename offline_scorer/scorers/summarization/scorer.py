@@ -17,7 +17,7 @@ from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.reason import (
     compose_reason,
     facts,
-    headline,
+    figures_of,
     written_explanation,
 )
 from offline_scorer.scorers.summarization.result import (
@@ -30,13 +30,13 @@ from offline_scorer.scorers.summarization.result import (
 from offline_scorer.scorers.summarization.rule import AXES, align_verdicts, score_verdicts
 from offline_scorer.scorers.summarization.runs import resolve_source, resolve_summary, split_run
 from offline_scorer.scorers.summarization.schemas import (
-    MAX_EXPLANATION_CHARS,
-    MAX_REASON_CHARS,
+    MAX_EXPLANATION_WORDS,
+    MAX_REASON_WORDS,
     CoverageOutput,
     PreprocessOutput,
     ReasonOutput,
 )
-from offline_scorer.scorers.summarization.sentence import alphabet_of
+from offline_scorer.scorers.summarization.sentence import vocabulary_of
 
 
 def _probabilities(step: str, completion: Completion, verdicts: int) -> tuple[float, ...] | None:
@@ -97,9 +97,9 @@ class SummarizationScorer:
         # A blank summary makes no claims, whatever a judge answers (live grammars enforce it).
         claims, claim_authors = readable.claim_reasons(
             pre.alignment if summary.strip() else [],
-            alphabet_of(source, summary),
+            vocabulary_of(source, summary),
             f"{source}\n{summary}",
-            MAX_REASON_CHARS,
+            MAX_REASON_WORDS,
         )
         asked = pre.questions[:max_questions]
         cov, cov_completion = ask(
@@ -108,18 +108,18 @@ class SummarizationScorer:
         answered_p = _probabilities("analyze", cov_completion, len(cov.coverage))
         coverage, coverage_authors = readable.coverage_reasons(
             align_verdicts(asked, cov.coverage),
-            alphabet_of(summary, *asked),
+            vocabulary_of(summary, *asked),
             summary,
-            MAX_REASON_CHARS,
+            MAX_REASON_WORDS,
             judged=len(cov.coverage),
         )
         outcome = score_verdicts(claims, asked, coverage, self.options.scale)
         shown = facts(outcome)
         explained, _ = ask(self.judge, prompts.reason_request(shown, style), ReasonOutput)
         explanation = explained.explanation
-        figures = readable.numbers_stated(headline(outcome))
+        figures = readable.numbers_stated(figures_of(outcome))
         by_judge = (
-            readable.problem(explanation, MAX_EXPLANATION_CHARS, alphabet_of(shown), figures)
+            readable.problem(explanation, MAX_EXPLANATION_WORDS, vocabulary_of(shown), figures)
             is None
         )
         if not by_judge:

@@ -1,124 +1,114 @@
-"""The shape every free text of the judge is decoded into: one bounded run of whole sentences.
+"""The shape every free text of the judge is decoded into: whole sentences of known words.
 
 A small model left to itself cuts a reason mid-word at its length bound, copies a list number,
-drifts into symbols or another script, and states numbers of its own. Decoding makes most of
-that impossible, whatever the model: a text starts with a capital letter (or a letter of an
-uncased script), holds only letters of the scripts its inputs are written in, spaces and
-ordinary punctuation (no digits, no number characters), and ends with sentence punctuation
-inside its bound. What the grammar cannot see (a sentence stopped only because the bound came,
-a number spelled out, a text too short to say anything) is checked in `readable`.
+drifts into symbols or another script, states numbers of its own, and, denied the digits it
+wants, fills its bound with quote marks or word fragments ("ilk of about ible batteries").
+Decoding makes that impossible, whatever the model: a text is words joined by one space or one
+ordinary punctuation mark; every word is a word of the texts the step judges (so in their
+scripts, names and numbers spelled as they spell them) or of a fixed judging vocabulary
+(`JUDGING_WORDS`); each sentence starts with a capitalised word; a text has at most a bounded
+number of words and ends with a word and a full stop. No digit, symbol, fragment or run of
+punctuation can be written. What the grammar cannot see (a sentence stopped only because the
+bound came, a number the inputs hold but the figures do not, a loop) is checked in `readable`.
 
-The pattern is plain JSON-schema regex of one form, `^[first][body]{0,n}[end]$`, which the
-llama.cpp backend's GBNF compiler and the outlines backend both translate.
+A capable model's reason ("The source says the bridge closes on the third of April, not the
+fourth.") fits: it speaks of the texts in their own words. The pattern is plain JSON-schema
+regex (groups, alternation, bounded repetition), which the llama.cpp backend's GBNF compiler
+and the outlines backend both translate.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-import unicodedata
-from collections.abc import Iterable
 from dataclasses import dataclass
 
-# Latin letters (ASCII, Latin-1, Extended-A and -B): always allowed, as the prompts are English.
-_LATIN_UPPER = "A-Z\u00c0-\u00d6\u00d8-\u00de"
-_LATIN_LETTERS = "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"
-# Ordinary punctuation inside a sentence. No double quote or backslash: JSON would need escapes
-# for them, and a model quotes with ' or typographic quotes as well.
-_PUNCTUATION = " ,;:'()/%&\\-\u2018\u2019\u201c\u201d\u2013\u2014.!?"
-_END = ".!?"
-_WIDE_END = "\u3002\uff01\uff1f"  # ideographic full stop, wide ! and ?: unspaced scripts
-_UNSPACED = frozenset({"CJK", "HIRAGANA", "KATAKANA", "THAI", "LAO", "KHMER", "MYANMAR"})
-_BEYOND_LATIN = re.compile("[^\x00-\u024f]")
+# What may stand between two words of a sentence; a new sentence starts after ". ".
+SEPARATORS = (" ", ", ", "; ", ": ", "-", "'", "\u2019", "/")
+_END = "."  # a reason or an explanation states; it does not ask or exclaim
+MAX_WORD_LETTERS = 30
+"""Longer runs of letters are not taken from the inputs as words."""
+_LETTER_RUN = re.compile(r"[^\W\d_]+")
+
+_FUNCTION_TEXT = """a about above after again against all also although an and any are as at be
+because been before being below between both but by can cannot could did do does doing done down
+during each either else even every few for from further had has have having he her here hers
+him his how however i if in into is it its itself just least less many may might more most much
+must neither no nor not now of off on once only or other others our out over own rather same
+several she should since so some still such than that the their them themselves then there
+these they this those though through thus to too under unless until up upon very was we were
+what when where whether which while who whom whose why will with within without would yet you"""
+_JUDGING_TEXT = """source sources summary summaries text texts claim claims question questions
+fact facts detail details information evidence statement statements sentence sentences word
+words date dates number numbers figure figures amount amounts name names place places time times
+event events person people score scores alignment coverage axis verdict verdicts judge reason
+says say said states state stated stating mentions mention mentioned mentioning describes
+describe described reports report reported gives give given lists list listed named includes
+include included including adds add added omits omit omitted leaves leave left lacks lack
+lacking misses miss missing supports support supported supporting unsupported contradicts
+contradict contradicted contradiction contradictory conflicts conflict matches match matched
+agrees agree differs differ different difference changes change changed confirms confirm
+confirmed implies imply implied answers answer answered unanswered asks ask asked covers cover
+covered limits limit limited lowers lower lowered keeps keep kept drops drop found find finds
+invented invents invent wrong correct incorrect accurate inaccurate true false exact exactly
+directly explicitly clearly partly partially fully entirely only instead whereas rather nothing
+something anything everything none yes"""
+JUDGING_WORDS: frozenset[str] = frozenset(_FUNCTION_TEXT.split()) | frozenset(_JUDGING_TEXT.split())
+"""Words any reason may use besides those of its inputs: function words and the words of
+judging a text against another. Changing them changes every request's schema."""
 
 
 @dataclass(frozen=True)
-class Alphabet:
-    """The scripts of a request's inputs beyond Latin, by Unicode name ("CYRILLIC", "CJK")."""
+class Vocabulary:
+    """The words of a step's inputs that a free text may use (beyond `JUDGING_WORDS`)."""
 
-    scripts: tuple[str, ...] = ()
-
-
-LATIN = Alphabet()
+    words: tuple[str, ...] = ()
 
 
-def _script(char: str) -> str | None:
-    if not unicodedata.category(char).startswith("L"):
-        return None
-    name = unicodedata.name(char, "")
-    return name.split(" ", 1)[0] if name else None
+GENERIC = Vocabulary()
+"""No input words: the judging vocabulary alone."""
 
 
 @functools.lru_cache(maxsize=256)
-def _scripts_of(text: str) -> frozenset[str]:
-    if not _BEYOND_LATIN.search(text):  # the common case, decided by one C-level scan
-        return frozenset()
-    found = {_script(char) for char in set(text) if ord(char) > 0x24F}
-    return frozenset(script for script in found if script and script != "LATIN")
+def _words_of(text: str) -> frozenset[str]:
+    return frozenset(w for w in _LETTER_RUN.findall(text) if len(w) <= MAX_WORD_LETTERS)
 
 
-def alphabet_of(*texts: str) -> Alphabet:
-    """The alphabet a judge may write in about these texts: Latin plus their other scripts."""
-    scripts: set[str] = set()
+def vocabulary_of(*texts: str) -> Vocabulary:
+    """The words these texts are written in, each as it appears and in lower case."""
+    found: set[str] = set()
     for text in texts:
-        scripts |= _scripts_of(text)
-    return Alphabet(tuple(sorted(scripts))) if scripts else LATIN
+        found |= _words_of(text)
+    found |= {word.lower() for word in found}
+    return Vocabulary(tuple(sorted(found - JUDGING_WORDS)))
+
+
+def _capitalised(word: str) -> str:
+    return word[:1].upper() + word[1:]
 
 
 @functools.lru_cache(maxsize=64)
-def _script_chars(script: str) -> tuple[str, str]:
-    """(capitals, letters) of one script, as class ranges.
+def allowed_words(vocabulary: Vocabulary) -> tuple[frozenset[str], frozenset[str]]:
+    """(words that may start a sentence, words that may follow another) of a vocabulary.
 
-    A cased script's capitals start a sentence, an uncased script's every letter does. Letters
-    need their combining marks: a mark counts when its 128-character block holds letters of
-    the script. One pass over the planes in use, once per script and process.
-    """
-    capitals: list[int] = []
-    letters: set[int] = set()
-    marks: list[int] = []
-    blocks: set[int] = set()
-    for code in range(0x250, 0x32000):
-        char = chr(code)
-        category = unicodedata.category(char)
-        if category[0] == "L" and _script(char) == script:
-            letters.add(code)
-            blocks.add(code >> 7)
-            if category in ("Lu", "Lt", "Lo"):
-                capitals.append(code)
-        elif category[0] == "M":
-            marks.append(code)
-    letters.update(code for code in marks if code >> 7 in blocks)
-    return _ranges(capitals), _ranges(sorted(letters))
-
-
-def _ranges(codes: Iterable[int]) -> str:
-    out: list[str] = []
-    start = previous = -2
-    for code in [*codes, -10]:
-        if code == previous + 1:
-            previous = code
-            continue
-        if start >= 0:
-            span = f"{_escape(start)}-{_escape(previous)}"
-            out.append(_escape(start) if start == previous else span)
-        start = previous = code
-    return "".join(out)
-
-
-def _escape(code: int) -> str:
-    char = chr(code)
-    return "\\" + char if char in "\\]^-[" else char
+    A sentence starts with a judging word capitalised, or with an input word as the inputs
+    capitalise it (a name, the first word of one of their sentences)."""
+    body = JUDGING_WORDS | frozenset(vocabulary.words)
+    starts = {_capitalised(w) for w in JUDGING_WORDS}
+    starts |= {w for w in vocabulary.words if w[:1].isupper() or not w[:1].islower()}
+    return frozenset(starts), body
 
 
 @functools.lru_cache(maxsize=64)
-def sentence_pattern(max_chars: int, alphabet: Alphabet) -> str:
-    """Whole sentences of at most `max_chars` characters in `alphabet`, ending in . ! or ?."""
-    first, letters, end = _LATIN_UPPER, _LATIN_LETTERS, _END
-    for script in alphabet.scripts:
-        capitals, script_letters = _script_chars(script)
-        first += capitals
-        letters += script_letters
-        if script in _UNSPACED:
-            end = _END + _WIDE_END
-    body = letters + _PUNCTUATION + (_WIDE_END if end != _END else "")
-    return f"^[{first}][{body}]{{0,{max_chars - 2}}}[{end}]$"
+def sentence_pattern(max_words: int, vocabulary: Vocabulary) -> str:
+    """Whole sentences of at most `max_words` words of `vocabulary` (see the module)."""
+    starts, body = allowed_words(vocabulary)
+    first = "(?:" + "|".join(sorted(starts)) + ")"
+    word = "(?:" + "|".join(sorted(body)) + ")"
+    joined = "|".join(SEPARATORS)
+    return f"^{first}(?:(?:{joined}){word}|\\. {first}){{0,{max_words - 1}}}[{_END}]$"
+
+
+def counted_words(text: str) -> list[str]:
+    """The words of a text as `sentence_pattern` counts them: runs of letters."""
+    return _LETTER_RUN.findall(text)
