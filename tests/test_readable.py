@@ -40,7 +40,7 @@ CUT = "The source says the ferry left Port Alder, with passengers, at May."
         ("The source says the ferry left with.", "ends on 'with'"),
         ("Does the source say the ferry left on time?", "is not whole sentences"),
         ("The ferry of the ferry of the ferry.", "repeats itself"),
-        ("The ferry carried twelve people.", "states a number"),
+        ("The source says the ferry carried twelve people.", "states a number"),
         ("The ferry sailed and sailed and sailed on.", "repeats itself"),
         (CUT.replace(", at May", ""), None),
         (CUT, "word bound"),
@@ -149,3 +149,21 @@ def test_an_unknown_free_text_style_is_one_line(tmp_path) -> None:
         "score", "--source", str(source), "--summary", str(source), "--free-text", "prose"
     )
     assert_clean_error(proc, 2, "free_text must be one of sentences, bounded, got 'prose'")
+
+
+def test_a_reason_must_judge_and_be_about_its_subject() -> None:
+    numbers = numbers_stated(SOURCE)
+    assert "says nothing about" in (
+        problem("The ferry passengers are at Port Alder.", 20, WORDS, numbers) or ""
+    )
+    assert "copies a question" in (
+        problem("Is it true that the ferry left Port Alder.", 20, WORDS, numbers) or ""
+    )
+    assert "repeats itself" in (
+        problem("The source says the the ferry left.", 20, WORDS, numbers) or ""
+    )
+    about_rain = "Is it true that it rained at sea?"
+    assert "is not about what it judges" in (
+        problem("The source says the ferry left Port Alder.", 20, WORDS, numbers, about_rain) or ""
+    )
+    assert problem(GOOD, 20, WORDS, numbers, SUMMARY) is None

@@ -13,11 +13,12 @@ the product writes from the verdict itself, and the result says which texts are 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal, TypeVar
 
-from offline_scorer.scorers.summarization.grounding import content_words
+from offline_scorer.scorers.summarization.grounding import QUESTION_FRAME, content_words
 from offline_scorer.scorers.summarization.schemas import ClaimVerdict, QuestionVerdict
 from offline_scorer.scorers.summarization.sentence import (
     SEPARATORS,
@@ -45,6 +46,15 @@ _NUMBER_WORDS = {word: value for value, word in enumerate(_ONES.split())}
 _NUMBER_WORDS.update((word, 30 + 10 * index) for index, word in enumerate(_TENS.split()))
 _SCALE_WORDS = frozenset(_SCALES.split())
 _DIGITS = re.compile(r"\d+")
+# A reason speaks of what is judged or of the verdict: at least one of these (a restated source
+# sentence, "The answer is yes." or "Yes, it is true that Um I'm not sure." does not).
+_REASON_MARKERS = (
+    "source summary claim claims question questions text states stated says said mentions "
+    "mentioned mention supports supported support unsupported contradicts contradicted "
+    "contradiction omits omitted answers answered unanswered confirms confirmed correct "
+    "incorrect accurate inaccurate wrong alignment coverage score"
+)
+_JUDGING_TERMS = frozenset(_REASON_MARKERS.split())
 
 
 _SHAPE = re.compile(
@@ -78,9 +88,14 @@ def numbers_stated(text: str) -> set[str]:
 
 
 def problem(
-    text: str, max_words: int, vocabulary: Vocabulary, numbers: Iterable[str]
+    text: str,
+    max_words: int,
+    vocabulary: Vocabulary,
+    numbers: Iterable[str],
+    subject: str | None = None,
 ) -> str | None:
-    """Why `text` is not shown to a person (None: it is). `numbers` may be stated."""
+    """Why `text` is not shown to a person (None: it is). `numbers` may be stated; a text about
+    `subject` (the claim, the question, the facts) must share a content word with it."""
     if not _SHAPE.fullmatch(text) or _off_vocabulary(text, vocabulary):
         return "is not whole sentences of the inputs' and judging words"
     if any(len(counted_words(sentence)) < MIN_SENTENCE_WORDS for sentence in text.split(". ")):
@@ -94,8 +109,14 @@ def problem(
     if words[-1] in _DANGLING:
         return f"ends on {words[-1]!r}, as a sentence cut short does"
     trigrams = list(zip(words, words[1:], words[2:], strict=False))
-    if len(set(trigrams)) < len(trigrams):
+    if len(set(trigrams)) < len(trigrams) or any(a == b for a, b in itertools.pairwise(words)):
         return "repeats itself"
+    if text.startswith(QUESTION_FRAME):
+        return "copies a question instead of giving a reason"
+    if not _JUDGING_TERMS & set(words):
+        return "says nothing about the source, the summary or the verdict"
+    if subject is not None and not set(content_words(text)) & set(content_words(subject)):
+        return "is not about what it judges"
     if numbers_stated(text) - set(numbers):
         return "states a number the figures do not hold"
     return None
@@ -121,6 +142,7 @@ def _vet(
     vocabulary: Vocabulary,
     max_words: int,
     allowed: Callable[[Verdict], set[str]],
+    subject: Callable[[Verdict], str],
     write: Callable[[Verdict], str],
     judged: int,
 ) -> tuple[list[Verdict], tuple[Author, ...]]:
@@ -132,7 +154,10 @@ def _vet(
         if index >= judged:
             kept.append(verdict)
             authors.append("product")
-        elif problem(verdict.reason, max_words, vocabulary, allowed(verdict)) is None:
+        elif (
+            problem(verdict.reason, max_words, vocabulary, allowed(verdict), subject(verdict))
+            is None
+        ):
             kept.append(verdict)
             authors.append("model")
         else:
@@ -148,7 +173,13 @@ def claim_reasons(
     A reason may state the numbers of `inputs` (the source and the summary)."""
     numbers = numbers_stated(inputs)
     return _vet(
-        claims, vocabulary, max_words, lambda _: numbers, _claim_sentence, judged=len(claims)
+        claims,
+        vocabulary,
+        max_words,
+        lambda _: numbers,
+        lambda verdict: verdict.claim,
+        _claim_sentence,
+        judged=len(claims),
     )
 
 
@@ -167,6 +198,7 @@ def coverage_reasons(
         vocabulary,
         max_words,
         lambda verdict: numbers | numbers_stated(verdict.question),
+        lambda verdict: verdict.question,
         _coverage_sentence,
         judged,
     )

@@ -119,7 +119,9 @@ class SummarizationScorer:
         explanation = explained.explanation
         figures = readable.numbers_stated(figures_of(outcome))
         by_judge = (
-            readable.problem(explanation, MAX_EXPLANATION_WORDS, vocabulary_of(shown), figures)
+            readable.problem(
+                explanation, MAX_EXPLANATION_WORDS, vocabulary_of(shown), figures, shown
+            )
             is None
         )
         if not by_judge:
