@@ -69,7 +69,7 @@ def test_digest_is_printed_with_its_version():
     proc = run_cli("cassette", "digest", str(FIXTURE_CASSETTE))
     assert proc.returncode == 0, proc.stderr.decode()
     out = proc.stdout.decode()
-    assert re.fullmatch(r"oscas-content-v1:sha256:[0-9a-f]{64}  \S+  \(29 exchanges\)\n", out)
+    assert re.fullmatch(r"oscas-content-v1:sha256:[0-9a-f]{64}  \S+  \(28 exchanges\)\n", out)
     assert out.split()[0] == str(FIXTURE_DIGEST)
 
 

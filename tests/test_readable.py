@@ -27,11 +27,11 @@ CUT = "The source says the ferry left Port Alder, with passengers, at May."
         ("The source does not say when it left.", None),
         ("The score is", "is not whole sentences"),
         ("1. The ferry left Port Alder on time.", "is not whole sentences"),
-        ("the ferry left Port Alder on time.", "is not whole sentences"),
+        ("the source says the ferry left Port Alder on time.", "is not whole sentences"),
         ("The ferry left at nine with 40 people.", "is not whole sentences"),
         ("The ferry \u214f left Port Alder on time.", "is not whole sentences"),
-        ("The ferry left Port Alder. \u6771\u4eac.", "is not whole sentences"),
-        ("The ferry left Port Alder with ilk ible passengers.", "is not whole sentences"),
+        ("The source says the ferry left Port Alder, \u6771\u4eac.", "is not whole sentences"),
+        ("The source says the ferry left with ilk ible passengers.", "is not whole sentences"),
         ("The score is.", "too short"),
         ("The source says the ferry left Port Alder. These.", "sentence too short"),
         ("Is it true that about.", "too short"),
@@ -39,16 +39,16 @@ CUT = "The source says the ferry left Port Alder, with passengers, at May."
         ("The source says the ferry left  on time.", "is not whole sentences"),
         ("The source says the ferry left with.", "ends on 'with'"),
         ("Does the source say the ferry left on time?", "is not whole sentences"),
-        ("The ferry of the ferry of the ferry.", "repeats itself"),
+        ("The ferry of the source of the ferry of the source.", "repeats itself"),
         ("The source says the ferry carried twelve people.", "states a number"),
-        ("The ferry sailed and sailed and sailed on.", "repeats itself"),
+        ("The source says the ferry sailed and sailed and sailed on.", "repeats itself"),
         (CUT.replace(", at May", ""), None),
         (CUT, "word bound"),
     ],
 )
 def test_a_text_is_shown_only_when_it_reads_as_whole_sentences(text: str, why: str | None) -> None:
     assert len(CUT.split()) == 12
-    found = problem(text, 12, WORDS, numbers_stated(SOURCE))
+    found = problem(text, 12, WORDS, SOURCE)
     assert (found is None) if why is None else (why in (found or "")), found
 
 
@@ -60,8 +60,8 @@ def test_numbers_are_read_in_words_and_digits() -> None:
 def test_words_of_the_inputs_in_any_script_are_allowed() -> None:
     words = vocabulary_of("\u041f\u0430\u0440\u043e\u043c \u0432\u044b\u0448\u0435\u043b.", SUMMARY)
     text = "The source says \u043f\u0430\u0440\u043e\u043c \u0432\u044b\u0448\u0435\u043b."
-    assert problem(text, 20, words, ()) is None
-    assert problem(text, 20, GENERIC, ()) is not None
+    assert problem(text, 20, words, "") is None
+    assert problem(text, 20, GENERIC, "") is not None
 
 
 def _judge(
@@ -135,9 +135,11 @@ def test_an_explanation_may_state_only_the_computed_figures() -> None:
 
 
 def test_reason_bound_is_the_decoding_bound() -> None:
-    text = "The source says " + " ".join(["so"] * (MAX_REASON_WORDS - 3)) + "."
+    words = "source says summary states claim mentions question asks text gives fact details"
+    words += " date names number figures amount place time"
+    text = f"The {words}."
     assert len(text.split()) == MAX_REASON_WORDS
-    assert "word bound" in (problem(text, MAX_REASON_WORDS, GENERIC, ()) or "")
+    assert "word bound" in (problem(text, MAX_REASON_WORDS, GENERIC, "") or "")
 
 
 def test_an_unknown_free_text_style_is_one_line(tmp_path) -> None:
@@ -152,12 +154,12 @@ def test_an_unknown_free_text_style_is_one_line(tmp_path) -> None:
 
 
 def test_a_reason_must_judge_and_be_about_its_subject() -> None:
-    numbers = numbers_stated(SOURCE)
+    numbers = SOURCE
     assert "says nothing about" in (
         problem("The ferry passengers are at Port Alder.", 20, WORDS, numbers) or ""
     )
     assert "copies a question" in (
-        problem("Is it true that the ferry left Port Alder.", 20, WORDS, numbers) or ""
+        problem("Is it true that the source says the ferry left.", 20, WORDS, numbers) or ""
     )
     assert "repeats itself" in (
         problem("The source says the the ferry left.", 20, WORDS, numbers) or ""

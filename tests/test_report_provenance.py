@@ -25,7 +25,7 @@ def test_report_json_carries_digests_judge_versions_and_commands():
     origin = json.loads(proc.stdout)["provenance"]
     digest = str(content_digest(CASSETTE))
     assert origin["results_sha256"] == f"sha256:{RESULTS_SHA}"
-    assert origin["cassette_digest"] == digest and origin["cassette_exchanges"] == 29
+    assert origin["cassette_digest"] == digest and origin["cassette_exchanges"] == 28
     spec = load_registry().resolve("default")
     [judge] = origin["judges"]
     assert judge["model_sha256"] == spec.sha256

@@ -193,14 +193,18 @@ def test_model_must_be_a_judge():
 
 
 def test_reason_states_numbers_limiting_axis_and_unsupported_claims():
-    judge = scripted([T, F], 2, [T, T], reason="The second claim is invented.")
+    judge = scripted(
+        [T, F], 2, [T, T], reason="Alignment is limited because the claim is invented."
+    )
     result = score_of(judge)
     assert result.reason.startswith(
         "Score 0.5 of 1: alignment 0.5 (1 of 2 claims supported), coverage 1 (2 of 2 "
         "questions answered). Alignment limits the score."
     )
     assert 'Unsupported claims: "claim 1".' in result.reason
-    assert "The second claim is invented." in result.reason
+    assert result.reason.endswith(
+        "Judge's explanation: Alignment is limited because the claim is invented."
+    )
     reason_call = calls_by_step(judge)["reason"]
     assert "SCORE: 0.5 of 1 (alignment 0.5, coverage 1)" in reason_call
     assert "LIMITING AXIS: alignment" in reason_call

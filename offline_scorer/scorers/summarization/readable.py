@@ -13,9 +13,10 @@ the product writes from the verdict itself, and the result says which texts are 
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal, TypeVar
 
 from offline_scorer.scorers.summarization.grounding import QUESTION_FRAME, content_words
@@ -57,6 +58,7 @@ _REASON_MARKERS = (
 _JUDGING_TERMS = frozenset(_REASON_MARKERS.split())
 
 
+_NOT_SENTENCES = "is not whole sentences of the inputs' and judging words"
 _SHAPE = re.compile(
     r"[^\W\d_]+(?:(?:"
     + "|".join(re.escape(separator) for separator in SEPARATORS)
@@ -76,50 +78,66 @@ def _off_vocabulary(text: str, vocabulary: Vocabulary) -> bool:
     return False
 
 
-def numbers_stated(text: str) -> set[str]:
-    """The numbers a text states, as words or digits, in one spelling ("3", "three" -> "3")."""
-    found = {match for match in _DIGITS.findall(text)}
+@functools.lru_cache(maxsize=4096)
+def numbers_stated(text: str) -> frozenset[str]:
+    """The numbers a text states, as words or digits, in one spelling ("3", "three" -> "3").
+    Cached: a source's numbers are read once per verdict."""
+    found = set(_DIGITS.findall(text))
     for word in _WORD.findall(text.lower()):
         if word in _NUMBER_WORDS:
             found.add(str(_NUMBER_WORDS[word]))
         elif word in _SCALE_WORDS:
             found.add(word)
-    return found
+    return frozenset(found)
 
 
+@functools.lru_cache(maxsize=4096)
 def problem(
     text: str,
     max_words: int,
     vocabulary: Vocabulary,
-    numbers: Iterable[str],
+    numbers_from: str,
     subject: str | None = None,
 ) -> str | None:
-    """Why `text` is not shown to a person (None: it is). `numbers` may be stated; a text about
-    `subject` (the claim, the question, the facts) must share a content word with it."""
-    if not _SHAPE.fullmatch(text) or _off_vocabulary(text, vocabulary):
-        return "is not whole sentences of the inputs' and judging words"
-    if any(len(counted_words(sentence)) < MIN_SENTENCE_WORDS for sentence in text.split(". ")):
-        return "has a sentence too short to say anything"
-    counted = counted_words(text)
-    if len(counted) >= max_words:
-        return "ended only at its word bound"
+    """Why `text` is not shown to a person (None: it is). It may state the numbers the text
+    `numbers_from` states (read only when it states one); a text about `subject` (the claim,
+    the question, the facts) must share a content word with it."""
+    # Cheap checks first: most texts a small model writes fail one of them (the order decides
+    # only which problem is named, never whether there is one).
+    if not _SHAPE.fullmatch(text):
+        return _NOT_SENTENCES
     words = _WORD.findall(text.lower())
-    if len(words) < MIN_WORDS or len(content_words(text)) < MIN_CONTENT_WORDS:
+    meaningful = _content_set(text)
+    if len(words) < MIN_WORDS or len(meaningful) < MIN_CONTENT_WORDS:
         return "is too short to say anything"
     if words[-1] in _DANGLING:
         return f"ends on {words[-1]!r}, as a sentence cut short does"
+    if _JUDGING_TERMS.isdisjoint(words):
+        return "says nothing about the source, the summary or the verdict"
+    if subject is not None and meaningful.isdisjoint(_content_set(subject)):
+        return "is not about what it judges"
+    if text.startswith(QUESTION_FRAME):
+        return "copies a question instead of giving a reason"
     trigrams = list(zip(words, words[1:], words[2:], strict=False))
     if len(set(trigrams)) < len(trigrams) or any(a == b for a, b in itertools.pairwise(words)):
         return "repeats itself"
-    if text.startswith(QUESTION_FRAME):
-        return "copies a question instead of giving a reason"
-    if not _JUDGING_TERMS & set(words):
-        return "says nothing about the source, the summary or the verdict"
-    if subject is not None and not set(content_words(text)) & set(content_words(subject)):
-        return "is not about what it judges"
-    if numbers_stated(text) - set(numbers):
+    if len(counted_words(text)) >= max_words:
+        return "ended only at its word bound"
+    if any(len(counted_words(sentence)) < MIN_SENTENCE_WORDS for sentence in text.split(". ")):
+        return "has a sentence too short to say anything"
+    if _off_vocabulary(text, vocabulary):
+        return _NOT_SENTENCES
+    stated = numbers_stated(text)
+    if stated and stated - numbers_stated(numbers_from):
         return "states a number the figures do not hold"
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _content_set(text: str) -> frozenset[str]:
+    """The content words of a text (cached: a claim or question is the subject of every check
+    of its reason)."""
+    return frozenset(content_words(text))
 
 
 def _claim_sentence(verdict: ClaimVerdict) -> str:
@@ -141,7 +159,7 @@ def _vet(
     verdicts: Sequence[Verdict],
     vocabulary: Vocabulary,
     max_words: int,
-    allowed: Callable[[Verdict], set[str]],
+    numbers_from: Callable[[Verdict], str],
     subject: Callable[[Verdict], str],
     write: Callable[[Verdict], str],
     judged: int,
@@ -155,7 +173,7 @@ def _vet(
             kept.append(verdict)
             authors.append("product")
         elif (
-            problem(verdict.reason, max_words, vocabulary, allowed(verdict), subject(verdict))
+            problem(verdict.reason, max_words, vocabulary, numbers_from(verdict), subject(verdict))
             is None
         ):
             kept.append(verdict)
@@ -171,12 +189,11 @@ def claim_reasons(
 ) -> tuple[list[ClaimVerdict], tuple[Author, ...]]:
     """Each claim with the judge's reason if it may be shown, else the product's sentence.
     A reason may state the numbers of `inputs` (the source and the summary)."""
-    numbers = numbers_stated(inputs)
     return _vet(
         claims,
         vocabulary,
         max_words,
-        lambda _: numbers,
+        lambda _: inputs,
         lambda verdict: verdict.claim,
         _claim_sentence,
         judged=len(claims),
@@ -192,12 +209,11 @@ def coverage_reasons(
 ) -> tuple[list[QuestionVerdict], tuple[Author, ...]]:
     """As `claim_reasons`, with the numbers of `inputs` (the summary) and of the question;
     verdicts from position `judged` on stand for ones the judge never returned."""
-    numbers = numbers_stated(inputs)
     return _vet(
         verdicts,
         vocabulary,
         max_words,
-        lambda verdict: numbers | numbers_stated(verdict.question),
+        lambda verdict: f"{inputs}\n{verdict.question}",
         lambda verdict: verdict.question,
         _coverage_sentence,
         judged,

@@ -117,7 +117,7 @@ class SummarizationScorer:
         shown = facts(outcome)
         explained, _ = ask(self.judge, prompts.reason_request(shown, style), ReasonOutput)
         explanation = explained.explanation
-        figures = readable.numbers_stated(figures_of(outcome))
+        figures = figures_of(outcome)
         by_judge = (
             readable.problem(
                 explanation, MAX_EXPLANATION_WORDS, vocabulary_of(shown), figures, shown

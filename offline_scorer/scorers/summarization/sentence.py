@@ -71,11 +71,18 @@ GENERIC = Vocabulary()
 
 @functools.lru_cache(maxsize=256)
 def _words_of(text: str) -> frozenset[str]:
-    return frozenset(w for w in _LETTER_RUN.findall(text) if len(w) <= MAX_WORD_LETTERS)
+    words = frozenset(_LETTER_RUN.findall(text))
+    if max(map(len, words), default=0) <= MAX_WORD_LETTERS:
+        return words
+    return frozenset(w for w in words if len(w) <= MAX_WORD_LETTERS)
 
 
+@functools.lru_cache(maxsize=1024)
 def vocabulary_of(*texts: str) -> Vocabulary:
-    """The words these texts are written in, each as it appears and in lower case."""
+    """The words these texts are written in, each as it appears and in lower case.
+
+    Cached: an evaluation asks for each step's vocabulary twice (its request, its checks),
+    and a replayed suite meets the same texts again."""
     found: set[str] = set()
     for text in texts:
         found |= _words_of(text)
