@@ -13,7 +13,7 @@ from offline_scorer.scorers.summarization.grounding import claims_of, question_c
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.schemas import reason_schema
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
-from offline_scorer.scorers.summarization.sentence import GENERIC
+from offline_scorer.scorers.summarization.sentence import vocabulary_of
 
 pytestmark = pytest.mark.live
 
@@ -117,7 +117,7 @@ def _echo(no_repeat: int, no_copy: tuple[str, ...]) -> str:
     return text, JudgeRequest(
         step="probe",
         messages=(Message("user", f"Repeat this sentence exactly, three times: {text}"),),
-        output_schema=reason_schema(GENERIC),
+        output_schema=reason_schema(vocabulary_of(text)),  # its words may be written
         sampling=SamplingSettings(max_tokens=200, no_repeat_ngram=no_repeat, no_copy=no_copy),
     )
 

@@ -30,7 +30,7 @@ def probe(schema):
         step="probe",
         messages=(Message("user", "Which year comes after 1997? Answer with the year only."),),
         output_schema=schema,
-        sampling=SamplingSettings(max_tokens=64),
+        sampling=SamplingSettings(max_tokens=256),  # room for a 45-word explanation
     )
 
 
