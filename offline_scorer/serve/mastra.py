@@ -29,7 +29,7 @@ from typing import Any
 
 from offline_scorer.judging.protocol import Message, SamplingSettings
 from offline_scorer.scorers.summarization.grounding import claims_of, question_candidates
-from offline_scorer.scorers.summarization.prompts import SAMPLING
+from offline_scorer.scorers.summarization.prompts import SAMPLING, preprocess_vocabulary
 from offline_scorer.scorers.summarization.schemas import (
     NO_DIGITS_PATTERN,
     coverage_schema,
@@ -114,7 +114,7 @@ def _preprocess(system: str, user: str) -> Grounded | None:
     if cut < 0:
         return None
     source, summary = inputs[:cut], inputs[cut + len(_SUMMARY) :]
-    vocabulary = vocabulary_of(source, summary)
+    vocabulary = preprocess_vocabulary(source, summary)
     claims, candidates = claims_of(summary), question_candidates(source)
     schema = preprocess_schema(claims, candidates, int(cap.group(1)), vocabulary)
     fixed = (system, user[: start + len(_PRE_SOURCE)], user[end:])

@@ -25,7 +25,7 @@ from offline_scorer.scorers.summarization.schemas import (
     preprocess_schema,
     reason_schema,
 )
-from offline_scorer.scorers.summarization.sentence import vocabulary_of
+from offline_scorer.scorers.summarization.sentence import Vocabulary, vocabulary_of
 
 SYSTEM = """You are a strict, careful judge of summaries. You answer with JSON only.
 Rules you always follow:
@@ -116,6 +116,21 @@ def _listed(items: Sequence[str], empty: str) -> str:
     return "\n".join(f"{i}. {item}" for i, item in enumerate(items, 1)) or empty
 
 
+def preprocess_vocabulary(source: str, summary: str) -> Vocabulary:
+    """The words a preprocess answer's reasons may use; the scorer checks them against it."""
+    return vocabulary_of(source, summary)
+
+
+def analyze_vocabulary(summary: str, questions: Sequence[str]) -> Vocabulary:
+    """The words a coverage answer's reasons may use (its prompt never shows the source)."""
+    return vocabulary_of(summary, *questions)
+
+
+def reason_vocabulary(facts: str) -> Vocabulary:
+    """The words the explanation may use."""
+    return vocabulary_of(facts)
+
+
 def preprocess_request(
     source: str, summary: str, max_questions: int, style: str = "sentences"
 ) -> JudgeRequest:
@@ -128,7 +143,7 @@ def preprocess_request(
         count=min(max_questions, len(candidates)),
         frame=QUESTION_FRAME,
     )
-    vocabulary = vocabulary_of(source, summary)
+    vocabulary = preprocess_vocabulary(source, summary)
     schema = preprocess_schema(claims, candidates, max_questions, vocabulary, style)
     return _request("preprocess", user, schema)
 
@@ -137,10 +152,10 @@ def analyze_request(
     summary: str, questions: Sequence[str], style: str = "sentences"
 ) -> JudgeRequest:
     user = _ANALYZE.format(summary=summary, questions=_listed(questions, "(no questions)"))
-    vocabulary = vocabulary_of(summary, *questions)
+    vocabulary = analyze_vocabulary(summary, questions)
     return _request("analyze", user, coverage_schema(questions, vocabulary, style))
 
 
 def reason_request(facts: str, style: str = "sentences") -> JudgeRequest:
-    schema = reason_schema(vocabulary_of(facts), style)
+    schema = reason_schema(reason_vocabulary(facts), style)
     return _request("reason", _REASON.format(facts=facts), schema)

@@ -36,7 +36,6 @@ from offline_scorer.scorers.summarization.schemas import (
     PreprocessOutput,
     ReasonOutput,
 )
-from offline_scorer.scorers.summarization.sentence import vocabulary_of
 
 
 def _probabilities(step: str, completion: Completion, verdicts: int) -> tuple[float, ...] | None:
@@ -97,7 +96,7 @@ class SummarizationScorer:
         # A blank summary makes no claims, whatever a judge answers (live grammars enforce it).
         claims, claim_authors = readable.claim_reasons(
             pre.alignment if summary.strip() else [],
-            vocabulary_of(source, summary),
+            prompts.preprocess_vocabulary(source, summary),
             f"{source}\n{summary}",
             MAX_REASON_WORDS,
         )
@@ -108,7 +107,7 @@ class SummarizationScorer:
         answered_p = _probabilities("analyze", cov_completion, len(cov.coverage))
         coverage, coverage_authors = readable.coverage_reasons(
             align_verdicts(asked, cov.coverage),
-            vocabulary_of(summary, *asked),
+            prompts.analyze_vocabulary(summary, asked),
             summary,
             MAX_REASON_WORDS,
             judged=len(cov.coverage),
@@ -120,7 +119,7 @@ class SummarizationScorer:
         figures = figures_of(outcome)
         by_judge = (
             readable.problem(
-                explanation, MAX_EXPLANATION_WORDS, vocabulary_of(shown), figures, shown
+                explanation, MAX_EXPLANATION_WORDS, prompts.reason_vocabulary(shown), figures, shown
             )
             is None
         )
