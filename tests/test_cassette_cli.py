@@ -48,7 +48,7 @@ def test_dump_is_json_lines_with_texts_expanded():
     assert first["step"] == "preprocess"
     assert "Quillmarsh" in first["messages"][1]["content"]
     schema = first["schema"]  # the request's output schema itself, as JSON
-    assert list(schema["properties"]) == ["alignment", "questions"]  # in answer order
+    assert list(schema["properties"]) == ["alignment", "reasons", "questions"]  # answer order
     assert json.loads(first["response"]).keys() == schema["properties"].keys()
 
 

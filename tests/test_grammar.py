@@ -45,10 +45,8 @@ def test_cache_tells_apart_schemas_that_differ_only_in_property_order() -> None:
     schema = coverage_schema(["Is it open?"], GENERIC)
     verdict = schema["properties"]["coverage"]["prefixItems"][0]
     swapped = {**verdict, "properties": dict(reversed(list(verdict["properties"].items())))}
-    other = {
-        **schema,
-        "properties": {"coverage": {**schema["properties"]["coverage"], "prefixItems": [swapped]}},
-    }
+    coverage = {**schema["properties"]["coverage"], "prefixItems": [swapped]}
+    other = {**schema, "properties": {**schema["properties"], "coverage": coverage}}
     first, second = request_grammar(schema), request_grammar(other)
     assert first == schema_to_gbnf(schema) and second == schema_to_gbnf(other)
     assert first != second

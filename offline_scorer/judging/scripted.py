@@ -21,6 +21,10 @@ class ScriptedJudge(JudgeBase):
     coverage: verdicts for the analyze step, `{"question", "answered", "reason"}` each; as many or
         as few as you like (the scorer matches them to the asked questions by position).
     reason: what the model says in the reason step; it appears in `result.reason`.
+
+    When a request's schema puts every verdict before a top-level "reasons" list (the library's
+    own requests do), the judge answers that way: each verdict's "reason" moves, in order, to
+    "reasons".
     raw: optional raw text per step, sent back verbatim instead of the scripted answer (for
         testing how malformed answers are handled).
     probabilities: optional P(true) per boolean verdict, by step ("preprocess": one per claim,
@@ -39,7 +43,7 @@ class ScriptedJudge(JudgeBase):
         probabilities: Mapping[str, Sequence[float]] | None = None,
         threshold: float | None = 0.5,
     ) -> None:
-        self.answers = {
+        self.answers: dict[str, dict[str, Any]] = {
             "preprocess": {"alignment": [dict(a) for a in alignment], "questions": list(questions)},
             "analyze": {"coverage": [dict(c) for c in coverage]},
             "reason": {"explanation": reason},
@@ -60,7 +64,21 @@ class ScriptedJudge(JudgeBase):
             return Completion(self.raw[request.step])
         if request.step not in self.answers:
             raise ValueError(f"ScriptedJudge has no answer for step {request.step!r}")
-        text = json.dumps(self.answers[request.step], ensure_ascii=False, separators=(",", ":"))
+        answer = _laid_out(self.answers[request.step], request.output_schema)
+        text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
         if request.step in self.probabilities:
             return Completion(text, self.probabilities[request.step], self.threshold)
         return Completion(text)
+
+
+def _laid_out(answer: dict[str, Any], schema: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The scripted answer in the schema's layout: verdicts with their reasons, or every verdict
+    first and then a "reasons" list, in the order the schema lists its properties."""
+    properties = (schema or {}).get("properties", {})
+    if "reasons" not in properties or "reasons" in answer:
+        return answer
+    verdicts = next(name for name in answer if isinstance(answer[name], list))
+    calls = [{k: v for k, v in item.items() if k != "reason"} for item in answer[verdicts]]
+    reasons = [item.get("reason", "") for item in answer[verdicts]]
+    laid = {**answer, verdicts: calls, "reasons": reasons}
+    return {name: laid[name] for name in properties if name in laid}

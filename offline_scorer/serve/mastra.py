@@ -116,7 +116,9 @@ def _preprocess(system: str, user: str) -> Grounded | None:
     source, summary = inputs[:cut], inputs[cut + len(_SUMMARY) :]
     vocabulary = preprocess_vocabulary(source, summary)
     claims, candidates = claims_of(summary), question_candidates(source)
-    schema = preprocess_schema(claims, candidates, int(cap.group(1)), vocabulary)
+    schema = preprocess_schema(
+        claims, candidates, int(cap.group(1)), vocabulary, layout="interleaved"
+    )
     fixed = (system, user[: start + len(_PRE_SOURCE)], user[end:])
     return Grounded("preprocess", schema, _guarded("preprocess", fixed))
 
@@ -131,7 +133,8 @@ def _analyze(system: str, user: str) -> Grounded | None:
     if questions is None:
         return None
     fixed = (system, _ANA_START, user[end:])
-    schema = coverage_schema(questions, vocabulary_of(user))  # the summary and the questions
+    vocabulary = vocabulary_of(user)  # the summary and the questions
+    schema = coverage_schema(questions, vocabulary, layout="interleaved")  # Mastra's shape
     return Grounded("analyze", schema, _guarded("analyze", fixed))
 
 

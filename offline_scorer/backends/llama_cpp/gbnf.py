@@ -114,8 +114,8 @@ class _Builder:
         if high == 0:
             return self.add(name, '"[]"')
         item = self.node(node["items"], f"{name}-item")
-        rest = f'("," {item}){{{max(low - 1, 0)},{high - 1}}}'
-        body = f'"[" {item} {rest} "]"'
+        rest = f' ("," {item}){{{max(low - 1, 0)},{high - 1}}}' if high > 1 else ""
+        body = f'"[" {item}{rest} "]"'  # GBNF rejects a {0,0} repetition
         if low == 0:
             body += ' | "[]"'
         return self.add(name, body)
@@ -246,8 +246,10 @@ def _sequence(text: str, at: int) -> tuple[str, int]:
             items.append(_literal(literal))
             literal = ""
         if quantifier is not None:
-            atom += quantifier.group(0)
             at = quantifier.end()
+            if quantifier.group(0) == "{0,0}":
+                continue  # zero repetitions: nothing to match (GBNF rejects {0,0})
+            atom += quantifier.group(0)
         items.append(atom)
     if literal:
         items.append(_literal(literal))

@@ -22,6 +22,7 @@ from offline_scorer.scorers.summarization.grounding import (
 )
 from offline_scorer.scorers.summarization.schemas import (
     coverage_schema,
+    layout_of,
     preprocess_schema,
     reason_schema,
 )
@@ -36,7 +37,7 @@ Rules you always follow:
 _PREPROCESS = """Task, in two parts.
 Part 1: the CLAIMS below are the sentences of the SUMMARY. For each claim, in order, set \
 "supported" to true only when the SOURCE states it or directly implies it; set it to false when \
-the SOURCE contradicts it or does not contain it. Give a short reason.
+the SOURCE contradicts it or does not contain it. {give_reasons}
 Part 2: independently of the summary, choose the {count} most important facts of the SOURCE. \
 Each becomes a closed question made from one SOURCE sentence: "{frame}<sentence>?", listed in \
 the order the sentences appear in the SOURCE.
@@ -53,7 +54,7 @@ CLAIMS:
 _ANALYZE = """Task: for each QUESTION, decide whether the SUMMARY alone answers it with "yes". \
 Set "answered" to true only when the SUMMARY states the fact the question asks about; set it to \
 false when the SUMMARY leaves the fact out or says something different. Answer every question, \
-in the order given, copying each question exactly. Give a short reason.
+in the order given, copying each question exactly. {give_reasons}
 
 SUMMARY:
 {summary}
@@ -66,6 +67,18 @@ axis limits the score and why, using the unsupported claims and unanswered quest
 not write any digits: the numbers are reported separately.
 
 {facts}"""
+
+_GIVE_REASONS = {
+    "interleaved": "Give a short reason.",
+    "verdicts-first": 'Give every verdict first; then, under "reasons", one short reason for '
+    "each {item}, in the same order.",
+}
+"""How each answer layout asks for reasons (the interleaved wording is 0.3's, byte for byte)."""
+
+
+def _give_reasons(layout: str, item: str) -> str:
+    return _GIVE_REASONS[layout].format(item=item)
+
 
 # Output budgets in tokens. Each is above what the step's grammar can emit for typical text
 # (reason: above its worst case, every character an escape pair); an answer that still reaches
@@ -136,24 +149,31 @@ def preprocess_request(
 ) -> JudgeRequest:
     claims = claims_of(summary)  # a blank summary has none, and the grammar admits none
     candidates = question_candidates(source)
+    layout = layout_of(style)
     user = _PREPROCESS.format(
         source=source,
         summary=summary,
         claims=_listed(claims, "(no claims)"),
         count=min(max_questions, len(candidates)),
         frame=QUESTION_FRAME,
+        give_reasons=_give_reasons(layout, "claim"),
     )
     vocabulary = preprocess_vocabulary(source, summary)
-    schema = preprocess_schema(claims, candidates, max_questions, vocabulary, style)
+    schema = preprocess_schema(claims, candidates, max_questions, vocabulary, style, layout)
     return _request("preprocess", user, schema)
 
 
 def analyze_request(
     summary: str, questions: Sequence[str], style: str = "sentences"
 ) -> JudgeRequest:
-    user = _ANALYZE.format(summary=summary, questions=_listed(questions, "(no questions)"))
+    layout = layout_of(style)
+    user = _ANALYZE.format(
+        summary=summary,
+        questions=_listed(questions, "(no questions)"),
+        give_reasons=_give_reasons(layout, "question"),
+    )
     vocabulary = analyze_vocabulary(summary, questions)
-    return _request("analyze", user, coverage_schema(questions, vocabulary, style))
+    return _request("analyze", user, coverage_schema(questions, vocabulary, style, layout))
 
 
 def reason_request(facts: str, style: str = "sentences") -> JudgeRequest:

@@ -22,6 +22,7 @@ from typing import Literal, TypeVar
 from offline_scorer.scorers.summarization.grounding import QUESTION_FRAME, content_words
 from offline_scorer.scorers.summarization.schemas import ClaimVerdict, QuestionVerdict
 from offline_scorer.scorers.summarization.sentence import (
+    JUDGING_WORDS,
     SEPARATORS,
     Vocabulary,
     allowed_words,
@@ -56,6 +57,23 @@ _REASON_MARKERS = (
     "incorrect accurate inaccurate wrong alignment coverage score"
 )
 _JUDGING_TERMS = frozenset(_REASON_MARKERS.split())
+# Words that deny: a reason for a positive verdict holding one says the opposite of its verdict
+# ("The answer to the question is no." beside "answered": true). Contractions ("doesn't") count.
+_DENYING = frozenset(
+    """no not nothing none never neither nor cannot without unsupported unanswered contradicts
+    contradicted contradiction contradictory conflicts conflict omits omit omitted lacks lack
+    lacking misses miss missing wrong incorrect inaccurate false differs differ different
+    instead whereas""".split()  # noqa: SIM905 - a word list reads better as text
+)
+# Words that affirm: a reason for a negative verdict with one of these and no denying word
+# ("The answer is yes.") says the opposite of its verdict.
+_AFFIRMING = frozenset(
+    """yes true correct accurate supports supported answers answered confirms confirmed matches
+    agrees""".split()  # noqa: SIM905 - a word list reads better as text
+)
+MIN_ON_SUBJECT = 0.5
+"""The share of a reason's own content words (not judging words) that its claim or question
+must hold: a reason that speaks mostly of other facts is about another claim or question."""
 
 
 _NOT_SENTENCES = "is not whole sentences of the inputs' and judging words"
@@ -98,10 +116,12 @@ def problem(
     vocabulary: Vocabulary,
     numbers_from: str,
     subject: str | None = None,
+    verdict: bool | None = None,
 ) -> str | None:
     """Why `text` is not shown to a person (None: it is). It may state the numbers the text
     `numbers_from` states (read only when it states one); a text about `subject` (the claim,
-    the question, the facts) must share a content word with it."""
+    the question, the facts) must share a content word with it; a reason for a `verdict` must
+    not say the opposite of it, and must speak mostly of its subject."""
     # Cheap checks first: most texts a small model writes fail one of them (the order decides
     # only which problem is named, never whether there is one).
     if not _SHAPE.fullmatch(text):
@@ -130,6 +150,26 @@ def problem(
     stated = numbers_stated(text)
     if stated and stated - numbers_stated(numbers_from):
         return "states a number the figures do not hold"
+    if verdict is not None and subject is not None:
+        return _disagreement(words, meaningful, subject, verdict)
+    return None
+
+
+def _denies(words: Sequence[str]) -> bool:
+    return any(w in _DENYING or w.endswith(("n't", "n\u2019t")) for w in words)
+
+
+def _disagreement(
+    words: Sequence[str], meaningful: frozenset[str], subject: str, verdict: bool
+) -> str | None:
+    """Why a reason does not fit its verdict and subject (None: it does)."""
+    if verdict and _denies(words):
+        return "denies what its verdict affirms"
+    if not verdict and not _denies(words) and not _AFFIRMING.isdisjoint(words):
+        return "affirms what its verdict denies"
+    own = meaningful - JUDGING_WORDS
+    if own and len(own & _content_set(subject)) < MIN_ON_SUBJECT * len(own):
+        return "speaks mostly of something other than what it judges"
     return None
 
 
@@ -161,6 +201,7 @@ def _vet(
     max_words: int,
     numbers_from: Callable[[Verdict], str],
     subject: Callable[[Verdict], str],
+    positive: Callable[[Verdict], bool],
     write: Callable[[Verdict], str],
     judged: int,
 ) -> tuple[list[Verdict], tuple[Author, ...]]:
@@ -173,7 +214,14 @@ def _vet(
             kept.append(verdict)
             authors.append("product")
         elif (
-            problem(verdict.reason, max_words, vocabulary, numbers_from(verdict), subject(verdict))
+            problem(
+                verdict.reason,
+                max_words,
+                vocabulary,
+                numbers_from(verdict),
+                subject(verdict),
+                positive(verdict),
+            )
             is None
         ):
             kept.append(verdict)
@@ -195,6 +243,7 @@ def claim_reasons(
         max_words,
         lambda _: inputs,
         lambda verdict: verdict.claim,
+        lambda verdict: verdict.supported,
         _claim_sentence,
         judged=len(claims),
     )
@@ -215,6 +264,7 @@ def coverage_reasons(
         max_words,
         lambda verdict: f"{inputs}\n{verdict.question}",
         lambda verdict: verdict.question,
+        lambda verdict: verdict.answered,
         _coverage_sentence,
         judged,
     )

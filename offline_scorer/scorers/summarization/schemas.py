@@ -16,7 +16,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from offline_scorer.scorers.summarization.sentence import Vocabulary, sentence_pattern
 
@@ -45,34 +45,126 @@ class ClaimVerdict(_Strict):
     reason: str
 
 
-class PreprocessOutput(_Strict):
-    alignment: list[ClaimVerdict]
-    questions: list[str]
-
-
 class QuestionVerdict(_Strict):
     question: str
     answered: bool
     reason: str
 
 
+class ClaimCall(_Strict):
+    """A verdict on a claim without its reason (the reasons follow every verdict)."""
+
+    claim: str
+    supported: bool
+
+
+class QuestionCall(_Strict):
+    """A verdict on a question without its reason (the reasons follow every verdict)."""
+
+    question: str
+    answered: bool
+
+
+def _one_reason_each(calls: Sequence[Any], reasons: Sequence[str], what: str) -> None:
+    if len(reasons) != len(calls):
+        raise ValueError(f"{len(reasons)} reasons for {len(calls)} {what}: give one each")
+
+
+class PreprocessOutput(_Strict):
+    """Every claim's verdict, then one reason per claim, then the questions.
+
+    Verdicts come first so that no verdict is decoded after, and so swayed by, the text of
+    another verdict's reason: a verdict depends on the source, the claims and earlier verdicts
+    only."""
+
+    alignment: list[ClaimCall]
+    reasons: list[str]
+    questions: list[str]
+
+    @model_validator(mode="after")
+    def _paired(self) -> PreprocessOutput:
+        _one_reason_each(self.alignment, self.reasons, "claims")
+        return self
+
+    def verdicts(self) -> list[ClaimVerdict]:
+        return [
+            ClaimVerdict(claim=c.claim, supported=c.supported, reason=r)
+            for c, r in zip(self.alignment, self.reasons, strict=True)
+        ]
+
+
+class InterleavedPreprocessOutput(_Strict):
+    """Each claim's verdict with its reason: Mastra's shape, and offline-scorer 0.3's."""
+
+    alignment: list[ClaimVerdict]
+    questions: list[str]
+
+    def verdicts(self) -> list[ClaimVerdict]:
+        return list(self.alignment)
+
+
 class CoverageOutput(_Strict):
+    """Every question's verdict, then one reason per question (verdicts first, as above)."""
+
+    coverage: list[QuestionCall]
+    reasons: list[str]
+
+    @model_validator(mode="after")
+    def _paired(self) -> CoverageOutput:
+        _one_reason_each(self.coverage, self.reasons, "questions")
+        return self
+
+    def verdicts(self) -> list[QuestionVerdict]:
+        return [
+            QuestionVerdict(question=c.question, answered=c.answered, reason=r)
+            for c, r in zip(self.coverage, self.reasons, strict=True)
+        ]
+
+
+class InterleavedCoverageOutput(_Strict):
+    """Each question's verdict with its reason: Mastra's shape, and offline-scorer 0.3's."""
+
     coverage: list[QuestionVerdict]
+
+    def verdicts(self) -> list[QuestionVerdict]:
+        return list(self.coverage)
 
 
 class ReasonOutput(_Strict):
     explanation: str
 
 
+LAYOUTS = ("verdicts-first", "interleaved")
+"""Where reasons go: after every verdict (the library's "sentences" requests), or each beside
+its verdict (Mastra's shape, and the "bounded" requests of offline-scorer 0.3)."""
+
+
+def layout_of(style: str) -> str:
+    """The answer layout a free-text style's requests use (see `options.FREE_TEXT_STYLES`)."""
+    return "interleaved" if style == "bounded" else "verdicts-first"
+
+
+def preprocess_model(layout: str) -> type[PreprocessOutput | InterleavedPreprocessOutput]:
+    return InterleavedPreprocessOutput if layout == "interleaved" else PreprocessOutput
+
+
+def coverage_model(layout: str) -> type[CoverageOutput | InterleavedCoverageOutput]:
+    return InterleavedCoverageOutput if layout == "interleaved" else CoverageOutput
+
+
+_NOT_SENT = frozenset({"title", "description"})
+
+
 def _inline(schema: dict[str, Any]) -> dict[str, Any]:
-    """Resolve local $refs so bounds can be attached per use site."""
+    """Resolve local $refs so bounds can be attached per use site; drop titles and descriptions
+    (docstrings are for readers of the code, not part of what a request sends)."""
     defs = schema.pop("$defs", {})
 
     def walk(node: Any) -> Any:
         if isinstance(node, dict):
             if "$ref" in node:
                 return walk(copy.deepcopy(defs[node["$ref"].rsplit("/", 1)[-1]]))
-            return {k: walk(v) for k, v in node.items() if k != "title"}
+            return {k: walk(v) for k, v in node.items() if k not in _NOT_SENT}
         if isinstance(node, list):
             return [walk(v) for v in node]
         return node
@@ -101,10 +193,18 @@ def _schema(model: type[BaseModel]) -> dict[str, Any]:
     return json.loads(_schema_json(model))  # a fresh copy: callers may modify it
 
 
+def _reason_node(schema: dict[str, Any], verdicts: str, layout: str) -> dict[str, Any]:
+    """Where a layout's schema keeps the reasons' text schema."""
+    properties = schema["properties"]
+    if layout == "interleaved":
+        return properties[verdicts]["items"]["properties"]["reason"]
+    return properties["reasons"]["items"]
+
+
 @functools.lru_cache(maxsize=64)
-def _preprocess_template(vocabulary: Vocabulary, style: str) -> dict[str, Any]:
-    schema = _schema(PreprocessOutput)
-    reason = schema["properties"]["alignment"]["items"]["properties"]["reason"]
+def _preprocess_template(vocabulary: Vocabulary, style: str, layout: str) -> dict[str, Any]:
+    schema = _schema(preprocess_model(layout))
+    reason = _reason_node(schema, "alignment", layout)
     _text(reason, MAX_REASON_WORDS, MAX_REASON_CHARS, vocabulary, style)
     return schema
 
@@ -123,24 +223,31 @@ def _with_prefix(array: dict[str, Any], field: str, values: Sequence[str]) -> di
     return out
 
 
+def _counted(array: dict[str, Any], count: int) -> dict[str, Any]:
+    """An array schema of exactly `count` items: one reason per verdict."""
+    return {**array, "minItems": count, "maxItems": count}
+
+
 def preprocess_schema(
     claims: Sequence[str],
     candidates: Sequence[str],
     max_questions: int,
     vocabulary: Vocabulary,
     style: str = "sentences",
+    layout: str = "verdicts-first",
 ) -> dict[str, Any]:
     """One verdict per given claim, in order, echoing it; questions chosen from `candidates`.
 
     Questions are a set drawn from the candidates (`uniqueItems` over an `enum`), as many as
     `max_questions` allows and the source offers, so the judge chooses which facts to ask about
-    but cannot invent, cut or repeat one.
+    but cannot invent, cut or repeat one. In the verdicts-first layout, exactly one reason per
+    claim follows the verdicts.
 
     Built per request (replay builds one per evaluation) by copying only the path that changes
     from a cached template, so the result shares its other parts with every other request's:
     treat it as read-only.
     """
-    template = _preprocess_template(vocabulary, style)
+    template = _preprocess_template(vocabulary, style, layout)
     properties = template["properties"]
     count = min(max_questions, len(candidates))
     questions = {
@@ -150,31 +257,39 @@ def preprocess_schema(
         "minItems": count,
         "maxItems": count,
     }
-    alignment = _with_prefix(properties["alignment"], "claim", claims)
-    changed = {"alignment": alignment, "questions": questions}
+    changed = {"alignment": _with_prefix(properties["alignment"], "claim", claims)}
+    if layout != "interleaved":
+        changed["reasons"] = _counted(properties["reasons"], len(claims))
+    changed["questions"] = questions
     return {**template, "properties": {**properties, **changed}}
 
 
 @functools.lru_cache(maxsize=64)
-def _coverage_template(vocabulary: Vocabulary, style: str) -> dict[str, Any]:
-    schema = _schema(CoverageOutput)
-    reason = schema["properties"]["coverage"]["items"]["properties"]["reason"]
+def _coverage_template(vocabulary: Vocabulary, style: str, layout: str) -> dict[str, Any]:
+    schema = _schema(coverage_model(layout))
+    reason = _reason_node(schema, "coverage", layout)
     _text(reason, MAX_REASON_WORDS, MAX_REASON_CHARS, vocabulary, style)
     return schema
 
 
 def coverage_schema(
-    questions: Sequence[str], vocabulary: Vocabulary, style: str = "sentences"
+    questions: Sequence[str],
+    vocabulary: Vocabulary,
+    style: str = "sentences",
+    layout: str = "verdicts-first",
 ) -> dict[str, Any]:
-    """Exactly one verdict per asked question, in order, each echoing its question verbatim.
+    """Exactly one verdict per asked question, in order, each echoing its question verbatim
+    (then, verdicts first, one reason per question).
 
     Shares its unchanging parts with the cached template, as `preprocess_schema` does: treat
     the result as read-only.
     """
-    template = _coverage_template(vocabulary, style)
+    template = _coverage_template(vocabulary, style, layout)
     properties = template["properties"]
-    coverage = _with_prefix(properties["coverage"], "question", questions)
-    return {**template, "properties": {**properties, "coverage": coverage}}
+    changed = {"coverage": _with_prefix(properties["coverage"], "question", questions)}
+    if layout != "interleaved":
+        changed["reasons"] = _counted(properties["reasons"], len(questions))
+    return {**template, "properties": {**properties, **changed}}
 
 
 @functools.lru_cache(maxsize=64)

@@ -32,10 +32,16 @@ from offline_scorer.scorers.summarization.runs import resolve_source, resolve_su
 from offline_scorer.scorers.summarization.schemas import (
     MAX_EXPLANATION_WORDS,
     MAX_REASON_WORDS,
-    CoverageOutput,
-    PreprocessOutput,
     ReasonOutput,
+    coverage_model,
+    layout_of,
+    preprocess_model,
 )
+
+REQUESTS_REVISION = 2
+"""What the request builders send, revision by revision; it enters `identity()`, so `--resume`
+re-scores lines an earlier revision made. 1: each verdict's reason beside it; 2: in the
+"sentences" style every verdict before any reason."""
 
 
 def _probabilities(step: str, completion: Completion, verdicts: int) -> tuple[float, ...] | None:
@@ -62,7 +68,11 @@ class SummarizationScorer:
     def identity(self) -> dict[str, Any]:
         """Options and each step's sampling settings (fixed by the prompts)."""
         sampling = {step: settings.normalized() for step, settings in prompts.SAMPLING.items()}
-        return {"options": self.options.identity(), "sampling": sampling}
+        return {
+            "options": self.options.identity(),
+            "sampling": sampling,
+            "requests": REQUESTS_REVISION,
+        }
 
     def _texts(self, run: Mapping[str, Any]) -> tuple[str, str]:
         """(source, summary) of a Mastra run, by the spec's resolution rules."""
@@ -81,32 +91,33 @@ class SummarizationScorer:
         request = prompts.preprocess_request(
             source, summary, options.max_questions, options.free_text
         )
-        pre, completion = ask(self.judge, request, PreprocessOutput)
+        pre, completion = ask(self.judge, request, preprocess_model(layout_of(options.free_text)))
         return _probabilities("preprocess", completion, len(pre.alignment))
 
     def score_texts(self, source: str, summary: str) -> ScorerResult:
         """Score a summary against a source given as plain text."""
         max_questions, style = self.options.max_questions, self.options.free_text
+        layout = layout_of(style)
         pre, pre_completion = ask(
             self.judge,
             prompts.preprocess_request(source, summary, max_questions, style),
-            PreprocessOutput,
+            preprocess_model(layout),
         )
         supported_p = _probabilities("preprocess", pre_completion, len(pre.alignment))
         # A blank summary makes no claims, whatever a judge answers (live grammars enforce it).
         claims, claim_authors = readable.claim_reasons(
-            pre.alignment if summary.strip() else [],
+            pre.verdicts() if summary.strip() else [],
             prompts.preprocess_vocabulary(source, summary),
             f"{source}\n{summary}",
             MAX_REASON_WORDS,
         )
         asked = pre.questions[:max_questions]
         cov, cov_completion = ask(
-            self.judge, prompts.analyze_request(summary, asked, style), CoverageOutput
+            self.judge, prompts.analyze_request(summary, asked, style), coverage_model(layout)
         )
         answered_p = _probabilities("analyze", cov_completion, len(cov.coverage))
         coverage, coverage_authors = readable.coverage_reasons(
-            align_verdicts(asked, cov.coverage),
+            align_verdicts(asked, cov.verdicts()),
             prompts.analyze_vocabulary(summary, asked),
             summary,
             MAX_REASON_WORDS,
