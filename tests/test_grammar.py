@@ -140,3 +140,24 @@ def test_patterns_outside_the_subset_are_refused_so_another_compiler_takes_them(
     schema = {"type": "string", "minLength": 1, "maxLength": 9, "pattern": "^[^0-9]*$"}
     assert "char-no-0-9{1,9}" in schema_to_gbnf(schema)  # the no-digits form, as before
     assert GENERIC.words == ()
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 3])
+def test_every_request_grammar_is_one_llguidance_accepts(count: int) -> None:
+    """One claim means a one-item reasons list: GBNF has no `{0,0}` repetition to spell it."""
+    llguidance = pytest.importorskip("llguidance")
+    from offline_scorer.scorers.summarization.prompts import analyze_request, preprocess_request
+
+    sentences = [f"The ferry left port number {word}." for word in ["one", "two", "three"]]
+    source = "The ferry left port one, port two and port three on time with many passengers."
+    claims = " ".join(sentences[:count])
+    questions = [f"Is it true that the ferry left port {n}?" for n in range(count)]
+    for style in ("sentences", "bounded"):
+        for request in (
+            preprocess_request(source, claims, 10, style),
+            analyze_request(claims, questions, style),
+        ):
+            grammar = request_grammar(request.output_schema)
+            assert grammar is not None
+            spec = llguidance.grammar_from("gbnf", grammar)
+            assert llguidance.LLMatcher.validate_grammar(spec) == "", (style, request.step)

@@ -52,6 +52,27 @@ def test_a_text_is_shown_only_when_it_reads_as_whole_sentences(text: str, why: s
     assert (found is None) if why is None else (why in (found or "")), found
 
 
+CLAIM = "A ferry left Port Alder with passengers."
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict", "why"),
+    [
+        ("The source says the ferry left Port Alder with passengers.", True, None),
+        ("The source does not say the ferry left Port Alder.", False, None),
+        ("The source says the ferry left Port Alder, not Quillmarsh.", False, None),
+        ("The source does not say the ferry left Port Alder.", True, "denies"),
+        ("The answer to the claim about the ferry is yes.", False, "affirms"),
+        ("The source says the ferry carried people and sailed in May.", True, "speaks mostly of"),
+    ],
+)
+def test_a_reason_must_agree_with_its_verdict_and_speak_of_its_subject(
+    text: str, verdict: bool, why: str | None
+) -> None:
+    found = problem(text, MAX_REASON_WORDS, WORDS, SOURCE, CLAIM, verdict)
+    assert (found is None) if why is None else (why in (found or "")), found
+
+
 def test_numbers_are_read_in_words_and_digits() -> None:
     assert numbers_stated("Forty? No: 41 and twelve, half of them.") == {"40", "41", "12", "half"}
     assert numbers_stated(SOURCE) >= {"9", "3", "2021", "40"}

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # What may stand between two words of a sentence; a new sentence starts after ". ".
 SEPARATORS = (" ", ", ", "; ", ": ", "-", "'", "\u2019", "/")
@@ -58,11 +58,26 @@ JUDGING_WORDS: frozenset[str] = frozenset(_FUNCTION_TEXT.split()) | frozenset(_J
 judging a text against another. Changing them changes every request's schema."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Vocabulary:
-    """The words of a step's inputs that a free text may use (beyond `JUDGING_WORDS`)."""
+    """The words of a step's inputs that a free text may use (beyond `JUDGING_WORDS`).
+
+    It keys several caches (patterns, checks), so its hash is computed once: a tuple of a few
+    hundred words would otherwise be hashed again at every lookup."""
 
     words: tuple[str, ...] = ()
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash(self.words))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Vocabulary):
+            return NotImplemented
+        return self is other or (self._hash == other._hash and self.words == other.words)
 
 
 GENERIC = Vocabulary()
