@@ -21,15 +21,15 @@ class ScriptedJudge(JudgeBase):
     coverage: verdicts for the analyze step, `{"question", "answered", "reason"}` each; as many or
         as few as you like (the scorer matches them to the asked questions by position).
     reason: what the model says in the reason step; it appears in `result.reason`.
-
-    When a request's schema puts every verdict before a top-level "reasons" list (the library's
-    own requests do), the judge answers that way: each verdict's "reason" moves, in order, to
-    "reasons".
     raw: optional raw text per step, sent back verbatim instead of the scripted answer (for
         testing how malformed answers are handled).
     probabilities: optional P(true) per boolean verdict, by step ("preprocess": one per claim,
         "analyze": one per coverage verdict), answered as a Completion with `threshold`; without
         them the judge gives no probabilities, like any backend that cannot read them.
+
+    When a request's schema puts every verdict before a top-level "reasons" list (the library's
+    own requests do), the judge answers that way: each verdict's "reason" moves, in order, to
+    "reasons".
     """
 
     def __init__(

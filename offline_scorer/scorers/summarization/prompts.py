@@ -21,6 +21,7 @@ from offline_scorer.scorers.summarization.grounding import (
     question_candidates,
 )
 from offline_scorer.scorers.summarization.schemas import (
+    Layout,
     coverage_schema,
     layout_of,
     preprocess_schema,
@@ -68,7 +69,7 @@ not write any digits: the numbers are reported separately.
 
 {facts}"""
 
-_GIVE_REASONS = {
+_GIVE_REASONS: dict[Layout, str] = {
     "interleaved": "Give a short reason.",
     "verdicts-first": 'Give every verdict first; then, under "reasons", one short reason for '
     "each {item}, in the same order.",
@@ -76,7 +77,7 @@ _GIVE_REASONS = {
 """How each answer layout asks for reasons (the interleaved wording is 0.3's, byte for byte)."""
 
 
-def _give_reasons(layout: str, item: str) -> str:
+def _give_reasons(layout: Layout, item: str) -> str:
     return _GIVE_REASONS[layout].format(item=item)
 
 

@@ -14,7 +14,7 @@ import copy
 import functools
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -70,6 +70,16 @@ def _one_reason_each(calls: Sequence[Any], reasons: Sequence[str], what: str) ->
         raise ValueError(f"{len(reasons)} reasons for {len(calls)} {what}: give one each")
 
 
+Joined = TypeVar("Joined", ClaimVerdict, QuestionVerdict)
+
+
+def _with_reasons(
+    calls: Sequence[BaseModel], reasons: Sequence[str], verdict: type[Joined]
+) -> list[Joined]:
+    """Each verdict joined to its reason, in Mastra's shape (the result's)."""
+    return [verdict(**dict(call), reason=r) for call, r in zip(calls, reasons, strict=True)]
+
+
 class PreprocessOutput(_Strict):
     """Every claim's verdict, then one reason per claim, then the questions.
 
@@ -87,10 +97,7 @@ class PreprocessOutput(_Strict):
         return self
 
     def verdicts(self) -> list[ClaimVerdict]:
-        return [
-            ClaimVerdict(claim=c.claim, supported=c.supported, reason=r)
-            for c, r in zip(self.alignment, self.reasons, strict=True)
-        ]
+        return _with_reasons(self.alignment, self.reasons, ClaimVerdict)
 
 
 class InterleavedPreprocessOutput(_Strict):
@@ -115,10 +122,7 @@ class CoverageOutput(_Strict):
         return self
 
     def verdicts(self) -> list[QuestionVerdict]:
-        return [
-            QuestionVerdict(question=c.question, answered=c.answered, reason=r)
-            for c, r in zip(self.coverage, self.reasons, strict=True)
-        ]
+        return _with_reasons(self.coverage, self.reasons, QuestionVerdict)
 
 
 class InterleavedCoverageOutput(_Strict):
@@ -134,21 +138,21 @@ class ReasonOutput(_Strict):
     explanation: str
 
 
-LAYOUTS = ("verdicts-first", "interleaved")
+Layout = Literal["verdicts-first", "interleaved"]
 """Where reasons go: after every verdict (the library's "sentences" requests), or each beside
 its verdict (Mastra's shape, and the "bounded" requests of offline-scorer 0.3)."""
 
 
-def layout_of(style: str) -> str:
+def layout_of(style: str) -> Layout:
     """The answer layout a free-text style's requests use (see `options.FREE_TEXT_STYLES`)."""
     return "interleaved" if style == "bounded" else "verdicts-first"
 
 
-def preprocess_model(layout: str) -> type[PreprocessOutput | InterleavedPreprocessOutput]:
+def preprocess_model(layout: Layout) -> type[PreprocessOutput | InterleavedPreprocessOutput]:
     return InterleavedPreprocessOutput if layout == "interleaved" else PreprocessOutput
 
 
-def coverage_model(layout: str) -> type[CoverageOutput | InterleavedCoverageOutput]:
+def coverage_model(layout: Layout) -> type[CoverageOutput | InterleavedCoverageOutput]:
     return InterleavedCoverageOutput if layout == "interleaved" else CoverageOutput
 
 
@@ -193,7 +197,7 @@ def _schema(model: type[BaseModel]) -> dict[str, Any]:
     return json.loads(_schema_json(model))  # a fresh copy: callers may modify it
 
 
-def _reason_node(schema: dict[str, Any], verdicts: str, layout: str) -> dict[str, Any]:
+def _reason_node(schema: dict[str, Any], verdicts: str, layout: Layout) -> dict[str, Any]:
     """Where a layout's schema keeps the reasons' text schema."""
     properties = schema["properties"]
     if layout == "interleaved":
@@ -202,7 +206,7 @@ def _reason_node(schema: dict[str, Any], verdicts: str, layout: str) -> dict[str
 
 
 @functools.lru_cache(maxsize=64)
-def _preprocess_template(vocabulary: Vocabulary, style: str, layout: str) -> dict[str, Any]:
+def _preprocess_template(vocabulary: Vocabulary, style: str, layout: Layout) -> dict[str, Any]:
     schema = _schema(preprocess_model(layout))
     reason = _reason_node(schema, "alignment", layout)
     _text(reason, MAX_REASON_WORDS, MAX_REASON_CHARS, vocabulary, style)
@@ -234,7 +238,7 @@ def preprocess_schema(
     max_questions: int,
     vocabulary: Vocabulary,
     style: str = "sentences",
-    layout: str = "verdicts-first",
+    layout: Layout = "verdicts-first",
 ) -> dict[str, Any]:
     """One verdict per given claim, in order, echoing it; questions chosen from `candidates`.
 
@@ -265,7 +269,7 @@ def preprocess_schema(
 
 
 @functools.lru_cache(maxsize=64)
-def _coverage_template(vocabulary: Vocabulary, style: str, layout: str) -> dict[str, Any]:
+def _coverage_template(vocabulary: Vocabulary, style: str, layout: Layout) -> dict[str, Any]:
     schema = _schema(coverage_model(layout))
     reason = _reason_node(schema, "coverage", layout)
     _text(reason, MAX_REASON_WORDS, MAX_REASON_CHARS, vocabulary, style)
@@ -276,7 +280,7 @@ def coverage_schema(
     questions: Sequence[str],
     vocabulary: Vocabulary,
     style: str = "sentences",
-    layout: str = "verdicts-first",
+    layout: Layout = "verdicts-first",
 ) -> dict[str, Any]:
     """Exactly one verdict per asked question, in order, each echoing its question verbatim
     (then, verdicts first, one reason per question).
