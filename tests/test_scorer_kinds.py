@@ -113,3 +113,42 @@ def test_a_flag_of_another_kind_is_one_line(tmp_path):
     )
     proc = run_cli("eval", str(DATA), "--scorer", "nope")
     assert_clean_error(proc, 2, "unknown scorer kind 'nope'", "consistency, summarization")
+
+
+def _broken_plugin(tmp_path: Path) -> dict[str, str]:
+    """An installed distribution (a dist-info on the path, as pip leaves one) whose scorer kind
+    names a module that no longer exists: a stale or half-removed plugin."""
+    info = tmp_path / "site" / "stale_plugin-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: stale-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[offline_scorer.scorers]\nstale = stale_plugin_gone.spec:SPEC\n"
+    )
+    path = os.pathsep.join(filter(None, [str(info.parent), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path}
+
+
+def test_a_plugin_that_does_not_load_is_named_and_the_other_kinds_still_work(tmp_path):
+    env = _broken_plugin(tmp_path)
+    proc = run_cli("report", str(GOLDEN), "--no-html", env=env)
+    err = proc.stderr.decode()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    assert err.splitlines()[:1] == [
+        "warning: scorer kind 'stale' (stale_plugin_gone.spec:SPEC, entry point of "
+        "offline_scorer.scorers) does not load (ModuleNotFoundError: No module named "
+        "'stale_plugin_gone'); reinstall or uninstall the package that declares it"
+    ]
+    assert "consistency" in proc.stdout.decode()
+
+    proc = run_cli(
+        "eval", str(DATA), "--out", str(tmp_path / "o.jsonl"), "--scorer", "stale", env=env
+    )
+    lines = [line for line in proc.stderr.decode().splitlines() if line.startswith("error: ")]
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr.decode()
+    assert lines == [
+        "error: scorer kind 'stale' (stale_plugin_gone.spec:SPEC, entry point of "
+        "offline_scorer.scorers) does not load (ModuleNotFoundError: No module named "
+        "'stale_plugin_gone'); reinstall or uninstall the package that declares it"
+    ]
+    assert not (tmp_path / "o.jsonl").exists()

@@ -55,7 +55,13 @@ def get_backend(name: str) -> Backend:
     if not found:
         known = ", ".join(backend_names()) or "none (reinstall offline-scorer: pip install -e .)"
         raise ConfigError(f"unknown backend {name!r}; installed backends: {known}")
-    backend: Backend = found[0].load()
+    try:
+        backend: Backend = found[0].load()
+    except ImportError as error:  # a stale install or a missing runtime: say which, no traceback
+        raise ConfigError(
+            f"backend {name!r} ({found[0].value}) does not load ({error}); reinstall or uninstall "
+            "the package that declares it"
+        ) from None
     return backend
 
 

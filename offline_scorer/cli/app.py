@@ -19,6 +19,7 @@ from offline_scorer.cli.reproduce import reproduce_command
 from offline_scorer.cli.score import score
 from offline_scorer.cli.serve import serve_command
 from offline_scorer.errors import OfflineScorerError
+from offline_scorer.scorers import registry
 
 
 class _ToolError(click.ClickException):
@@ -32,6 +33,8 @@ class _ToolError(click.ClickException):
 
 class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
+        for problem in registry.load_problems():
+            click.echo(f"warning: {problem}", err=True)
         try:
             return super().invoke(ctx)
         except OfflineScorerError as error:

@@ -22,17 +22,42 @@ _REGISTERED: dict[str, ScorerSpec] = {}
 
 
 @functools.cache
-def _installed() -> dict[str, ScorerSpec]:
+def _loaded() -> tuple[dict[str, ScorerSpec], dict[str, str]]:
+    """(kinds that load, the problem of each that does not).
+
+    A plugin that fails to import (a stale install, a missing dependency) must not take down
+    every command, including those that never use it: it is left out, `load_problems` names
+    it, and asking for its kind is a one-line error."""
     found: dict[str, ScorerSpec] = {}
+    broken: dict[str, str] = {}
     for point in sorted(entry_points(group=GROUP), key=lambda ep: ep.name):
-        spec = point.load()
-        if not isinstance(spec, ScorerSpec) or spec.kind != point.name:
-            raise ConfigError(
-                f"entry point {point.name!r} of {GROUP} ({point.value}) is not a ScorerSpec of "
-                "that kind; fix or uninstall the package that declares it"
+        where = f"scorer kind {point.name!r} ({point.value}, entry point of {GROUP})"
+        try:
+            spec = point.load()
+        except Exception as error:  # any import failure of third-party code
+            reason = " ".join(str(error).split()) or type(error).__name__
+            broken[point.name] = (
+                f"{where} does not load ({type(error).__name__}: {reason[:160]}); reinstall or "
+                "uninstall the package that declares it"
             )
+            continue
+        if not isinstance(spec, ScorerSpec) or spec.kind != point.name:
+            broken[point.name] = (
+                f"{where} is not a ScorerSpec of that kind; fix or uninstall the package that "
+                "declares it"
+            )
+            continue
         found.setdefault(point.name, spec)
-    return found
+    return found, broken
+
+
+def _installed() -> dict[str, ScorerSpec]:
+    return _loaded()[0]
+
+
+def load_problems() -> list[str]:
+    """One line per installed kind that cannot be used (and is not registered in-process)."""
+    return [text for kind, text in _loaded()[1].items() if kind not in _REGISTERED]
 
 
 def register(spec: ScorerSpec) -> None:
@@ -55,6 +80,8 @@ def specs() -> list[ScorerSpec]:
 def get_spec(kind: str) -> ScorerSpec:
     """The spec of `kind`; a one-line ConfigError naming the known kinds."""
     spec = _REGISTERED.get(kind) or _installed().get(kind)
+    if spec is None and kind in _loaded()[1]:
+        raise ConfigError(_loaded()[1][kind])
     if spec is None:
         known = ", ".join(kinds()) or "none (reinstall offline-scorer: pip install -e .)"
         raise ConfigError(f"unknown scorer kind {kind!r}; known kinds: {known}")
