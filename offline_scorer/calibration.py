@@ -36,7 +36,8 @@ class Labelled:
 
 @dataclass(frozen=True)
 class Calibration:
-    threshold: float
+    threshold: float  # the one measured at, and written
+    best_threshold: float  # the one that best separates these rows (== threshold unless kept)
     items: int
     skipped: int  # rows without a label, or without a verdict (a summary with no claim)
     roc_auc: float | None
@@ -47,6 +48,7 @@ class Calibration:
     def to_dict(self) -> dict[str, Any]:
         return {
             "threshold": self.threshold,
+            "best_threshold": self.best_threshold,
             "items": self.items,
             "skipped": self.skipped,
             "roc_auc": self.roc_auc,
@@ -107,14 +109,20 @@ def collect(
     return found, skipped
 
 
-def calibrate(items: Sequence[Labelled], skipped: int = 0) -> Calibration:
+def calibrate(
+    items: Sequence[Labelled], skipped: int = 0, keep: float | None = None
+) -> Calibration:
+    """The threshold that best separates the rows, and the judge's quality measured there; with
+    `keep`, the quality at that threshold instead (the best one is still reported). Keeping a
+    threshold keeps every cassette key it is part of, so recorded runs still replay."""
     if len({item.positive for item in items}) < 2:
         raise InputError("calibration needs labelled rows of both kinds (positive and not)")
     scores = [item.weakest for item in items]
     labels = [item.positive for item in items]
     best = quality.best_threshold(scores, labels)
     assert best is not None  # both classes are present
-    threshold = round(best[0], 4)
+    best_threshold = round(best[0], 4)
+    threshold = best_threshold if keep is None else keep
 
     def accuracy(s: Sequence[float], y: Sequence[bool]) -> float | None:
         return quality.balanced_accuracy([v >= threshold for v in s], y)
@@ -123,6 +131,7 @@ def calibrate(items: Sequence[Labelled], skipped: int = 0) -> Calibration:
     assert balanced is not None
     return Calibration(
         threshold=threshold,
+        best_threshold=best_threshold,
         items=len(items),
         skipped=skipped,
         roc_auc=quality.roc_auc(scores, labels),

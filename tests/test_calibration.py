@@ -25,6 +25,7 @@ from offline_scorer.scorers import get_spec
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 from offline_scorer.testing import ScriptedJudge
+from tests.conftest import ROOT
 from tests.test_cli import run_cli
 
 SOURCE = "The ferry runs twice a day from the north pier. Tickets cost twelve euros."
@@ -54,6 +55,48 @@ def test_the_threshold_separates_the_weakest_claims_by_label():
     assert result.roc_auc == pytest.approx(8 / 9)
     low, high = result.roc_auc_ci
     assert 0 <= low <= result.roc_auc <= high <= 1
+
+
+def test_a_kept_threshold_is_measured_at_and_the_best_one_still_reported():
+    items = [
+        Labelled(str(i), faithful, p)
+        for i, (faithful, p) in enumerate(
+            [(True, 0.9), (True, 0.8), (True, 0.55), (False, 0.5), (False, 0.3), (False, 0.6)]
+        )
+    ]
+    best = calibrate(items)
+    kept = calibrate(items, keep=0.95)
+    assert kept.threshold == 0.95 and kept.best_threshold == best.threshold == best.best_threshold
+    assert kept.balanced_accuracy == pytest.approx(0.5)  # nothing reaches 0.95: all "false"
+    assert (kept.roc_auc, kept.roc_auc_ci) == (best.roc_auc, best.roc_auc_ci)  # no threshold in it
+
+
+def test_keep_threshold_measures_a_recorded_run_and_leaves_the_threshold(tmp_path):
+    """How the shipped figures are re-measured: from the committed dev-set run (here its first
+    60 rows, kept in the repository), whose cassette replays only under the shipped threshold."""
+    spec = load_registry().resolve("default")
+    user = tmp_path / "user-models.toml"
+    user.write_text("# mine\n", encoding="utf-8")
+    proc = run_cli(
+        "calibrate",
+        str(ROOT / "bench/results/injection/baseline.jsonl"),
+        "--keep-threshold",
+        "--record-mode",
+        "replay",
+        "--cassette",
+        str(ROOT / "bench/results/judge-dev-sentences.oscas"),
+        "--json",
+        env={**os.environ, "OFFLINE_SCORER_MODELS": str(user)},
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    figures = json.loads(proc.stdout)
+    assert figures["items"] == 60
+    assert figures["threshold"] == spec.verdict_threshold != figures["best_threshold"]
+    written = tomllib.loads(user.read_text())["models"][spec.name]
+    assert written["verdict_threshold"] == spec.verdict_threshold
+    assert written["quality"]["rows"] == 60
+    assert written["quality"]["roc_auc"] == round(figures["roc_auc"], 3)
+    assert written["quality"]["balanced_accuracy"] == round(figures["balanced_accuracy"], 3)
 
 
 def test_one_class_only_is_refused():

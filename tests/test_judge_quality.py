@@ -39,7 +39,7 @@ def test_the_shipped_judge_carries_its_dev_set_figures_and_is_at_chance() -> Non
     assert quality is not None
     assert (quality.dataset, quality.rows) == ("judge-dev.jsonl", 200)
     assert quality.at_chance and len(quality.warnings()) == 2
-    assert "0.495 [0.414, 0.576]" in quality.line()
+    assert "0.501 [0.422, 0.582]" in quality.line()
     assert quality.coverage is not None and quality.coverage.at_chance
     assert "coverage axis is uninformative" in quality.warnings()[1]
 
@@ -90,7 +90,7 @@ def test_score_shows_the_judges_quality_beside_the_score(tmp_path: Path) -> None
     shown = _cli(*args, tmp_path=tmp_path)
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.splitlines()
-    assert lines[-3].startswith("judge quality: ROC AUC 0.495 [0.414, 0.576]")
+    assert lines[-3].startswith("judge quality: ROC AUC 0.501 [0.422, 0.582]")
     assert lines[-2].startswith("warning: this judge's verdicts were at chance")
     assert lines[-1].startswith("warning: this judge's coverage verdicts carried no signal")
     as_json = _cli(*args, "--json", tmp_path=tmp_path)
@@ -103,7 +103,7 @@ def test_report_with_the_cassette_names_the_judge_and_its_quality(tmp_path: Path
     results.write_bytes((FIXTURES / "golden/results.jsonl").read_bytes())
     text = _cli("report", str(results), "--cassette", str(CASSETTE), tmp_path=tmp_path)
     assert text.returncode == 0, text.stderr
-    assert "smollm2-135m: judge quality: ROC AUC 0.495" in text.stdout
+    assert "smollm2-135m: judge quality: ROC AUC 0.501" in text.stdout
     assert "at chance" in text.stdout
     page = results.with_suffix(".html").read_text(encoding="utf-8")
     assert "judge quality" in page and "coverage axis is uninformative" in page

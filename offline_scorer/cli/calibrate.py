@@ -30,6 +30,12 @@ def _advance(bar: Any) -> None:
     is_flag=True,
     help="Write the threshold to the shipped models.toml instead of your registry.",
 )
+@click.option(
+    "--keep-threshold",
+    is_flag=True,
+    help="Measure and record the judge's quality at its current threshold without moving it "
+    "(a new threshold changes every cassette key it is part of, so recorded runs would miss).",
+)
 @click.option("--dry-run", is_flag=True, help="Report the threshold; write nothing.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @judge_options
@@ -37,6 +43,7 @@ def calibrate_command(
     labelled: Path,
     scorer: ScorerChoice,
     write_shipped: bool,
+    keep_threshold: bool,
     dry_run: bool,
     as_json: bool,
     **judge: Any,
@@ -78,7 +85,7 @@ def calibrate_command(
             )
         finally:
             bar.close()
-    result = calibrate(items, skipped)
+    result = calibrate(items, skipped, float(spec.verdict_threshold) if keep_threshold else None)
     target = (
         None if dry_run else (SHIPPED_REGISTRY.resolve() if write_shipped else user_registry_path())
     )
@@ -108,7 +115,8 @@ def calibrate_command(
             f"balanced accuracy  {result.balanced_accuracy:.3f}"
             f"{_interval(result.balanced_accuracy_ci)}  ({run.spec.rule} at the threshold)"
         )
-        click.echo(f"threshold          {result.threshold}")
+        note = f" (kept; the best on these rows: {result.best_threshold})" if keep_threshold else ""
+        click.echo(f"threshold          {result.threshold}{note}")
     if target is not None:
         day = datetime.datetime.now(datetime.UTC).date().isoformat()
         kept = None if spec.quality is None else spec.quality.coverage

@@ -20,7 +20,11 @@ from collections.abc import Callable, Sequence
 from typing import Literal, TypeVar
 
 from offline_scorer.scorers.summarization.grounding import QUESTION_FRAME, content_words
-from offline_scorer.scorers.summarization.schemas import ClaimVerdict, QuestionVerdict
+from offline_scorer.scorers.summarization.schemas import (
+    ClaimVerdict,
+    QuestionVerdict,
+    with_reason,
+)
 from offline_scorer.scorers.summarization.sentence import (
     JUDGING_WORDS,
     SEPARATORS,
@@ -227,7 +231,7 @@ def _vet(
             kept.append(verdict)
             authors.append("model")
         else:
-            kept.append(verdict.model_copy(update={"reason": write(verdict)}))
+            kept.append(with_reason(verdict, write(verdict)))
             authors.append("product")
     return kept, tuple(authors)
 

@@ -76,8 +76,19 @@ Joined = TypeVar("Joined", ClaimVerdict, QuestionVerdict)
 def _with_reasons(
     calls: Sequence[BaseModel], reasons: Sequence[str], verdict: type[Joined]
 ) -> list[Joined]:
-    """Each verdict joined to its reason, in Mastra's shape (the result's)."""
-    return [verdict(**dict(call), reason=r) for call, r in zip(calls, reasons, strict=True)]
+    """Each verdict joined to its reason, in Mastra's shape (the result's). Both halves were
+    validated when the answer was parsed, so they are joined without validating again (replay
+    joins every verdict of every evaluation)."""
+    return [
+        verdict.model_construct(**call.__dict__, reason=r)
+        for call, r in zip(calls, reasons, strict=True)
+    ]
+
+
+def with_reason(verdict: Joined, reason: str) -> Joined:
+    """The verdict with another reason. A verdict is valid and a reason is a str, so nothing is
+    validated again (replay replaces most of a small model's reasons in every evaluation)."""
+    return type(verdict).model_construct(**{**verdict.__dict__, "reason": reason})
 
 
 class PreprocessOutput(_Strict):
