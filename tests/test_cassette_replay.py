@@ -6,6 +6,7 @@ milliseconds; the live recording itself is tested in test_live_fixtures.py.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import subprocess
 import sys
@@ -130,6 +131,25 @@ def test_key_ignores_what_does_not_change_the_answer():
         request, sampling=dataclasses.replace(request.sampling, max_tokens=99)
     )
     assert key_parts(request, IDENTITY).digest() != key_parts(longer, IDENTITY).digest()
+
+
+def test_a_request_met_again_keeps_its_key_and_a_new_request_is_keyed_afresh(tmp_path):
+    """Keys are kept per request object (the builders cache theirs); a caller that builds a new
+    request from a schema dict it changed in place gets the new schema's key, not the old one."""
+    path = tmp_path / "c.oscas"
+    score(recorder(path, "record", scripted([T], 1, [T])))
+    judge = recorder(path, "replay")
+    request = preprocess_request(SOURCE, SUMMARY, 10)
+    assert preprocess_request(SOURCE, SUMMARY, 10) is request  # cached by the builder
+    first = judge.complete(request)
+    assert judge.complete(request) == first and judge.hits == 2
+    schema = copy.deepcopy(dict(request.output_schema))
+    again = dataclasses.replace(request, output_schema=schema)
+    assert judge.complete(again) == first  # an equal request built anew: the same key
+    schema["properties"]["questions"]["minItems"] = 0  # the caller's template, changed in place
+    changed = dataclasses.replace(request, output_schema=schema)
+    with pytest.raises(CassetteMissError, match="output schema first differs"):
+        judge.complete(changed)
 
 
 def test_same_exchanges_in_the_same_order_give_the_same_bytes(tmp_path):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from offline_scorer.cassette.key import key_parts
+from offline_scorer.cassette.key import KeyParts, key_parts
 from offline_scorer.cassette.miss import describe_miss
 from offline_scorer.cassette.modes import MODE_ENV, RecordMode, forced_mode, parse_mode
 from offline_scorer.cassette.records import REPLAYED_FIELDS, replayed_completion, to_payload
@@ -65,6 +65,9 @@ def require_cassette(path: Path) -> None:
         )
 
 
+_KEYS_KEPT = 256
+
+
 class CassetteJudge(JudgeBase):
     """Answers from a cassette, and records what a live judge answers, as its mode says."""
 
@@ -88,6 +91,7 @@ class CassetteJudge(JudgeBase):
         # What a hit reads: the response, and with `replay_usage` set the record's token counts
         # too (a server reports them; a scorer never reads them, and they cost replay time).
         self.replay_usage = False
+        self._keys: dict[int, tuple[JudgeRequest, KeyParts, bytes]] = {}
         self.cassette: CassetteFile | None = None
         reads = self.mode in (RecordMode.REPLAY, RecordMode.AUTO)
         opens_file = self.mode is not RecordMode.OFF and (reads or sink is None)
@@ -122,8 +126,7 @@ class CassetteJudge(JudgeBase):
         if self.mode is RecordMode.OFF:
             return as_completion(self.live_judge().complete(request))
         if self.cassette is not None and self.mode in (RecordMode.REPLAY, RecordMode.AUTO):
-            parts = key_parts(request, self.identity)
-            key = parts.digest()
+            parts, key = self._key(request)
             fields = self.cassette.get_exchange_fields(
                 key, REPLAYED_FIELDS if self.replay_usage else REPLAYED_FIELDS[:1]
             )
@@ -142,6 +145,20 @@ class CassetteJudge(JudgeBase):
         else:
             self.record(exchange)
         return completion
+
+    def _key(self, request: JudgeRequest) -> tuple[KeyParts, bytes]:
+        """The request's key parts and digest, kept for the request objects met last: request
+        builders cache their (immutable) requests, so a process re-scoring a suite asks with the
+        same objects again. An entry holds its request, so no other object can take its id."""
+        known = self._keys.get(id(request))
+        if known is not None and known[0] is request:
+            return known[1], known[2]
+        parts = key_parts(request, self.identity)
+        key = parts.digest()
+        if len(self._keys) >= _KEYS_KEPT:
+            self._keys.clear()  # another batch of documents: the old requests will not return
+        self._keys[id(request)] = (request, parts, key)
+        return parts, key
 
     def record(self, exchange: Recorded) -> None:
         """Write an exchange answered live (here or on another machine) as `complete` would.

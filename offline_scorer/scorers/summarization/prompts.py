@@ -11,6 +11,7 @@ the source never reaches it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -145,9 +146,12 @@ def reason_vocabulary(facts: str) -> Vocabulary:
     return vocabulary_of(facts)
 
 
+@functools.lru_cache(maxsize=256)
 def preprocess_request(
     source: str, summary: str, max_questions: int, style: str = "sentences"
 ) -> JudgeRequest:
+    """The preprocess request (cached, like each step's: a request is a pure function of its
+    arguments, read-only, and a process re-scoring a suite builds the same ones again)."""
     claims = claims_of(summary)  # a blank summary has none, and the grammar admits none
     candidates = question_candidates(source)
     layout = layout_of(style)
@@ -167,6 +171,11 @@ def preprocess_request(
 def analyze_request(
     summary: str, questions: Sequence[str], style: str = "sentences"
 ) -> JudgeRequest:
+    return _analyze_request(summary, tuple(questions), style)
+
+
+@functools.lru_cache(maxsize=256)
+def _analyze_request(summary: str, questions: tuple[str, ...], style: str) -> JudgeRequest:
     layout = layout_of(style)
     user = _ANALYZE.format(
         summary=summary,
@@ -177,6 +186,7 @@ def analyze_request(
     return _request("analyze", user, coverage_schema(questions, vocabulary, style, layout))
 
 
+@functools.lru_cache(maxsize=256)
 def reason_request(facts: str, style: str = "sentences") -> JudgeRequest:
     schema = reason_schema(reason_vocabulary(facts), style)
     return _request("reason", _REASON.format(facts=facts), schema)
