@@ -32,7 +32,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-GOAL = 5000
+GOAL = 5000  # distinct (issue 18)
+CYCLED_GOAL = 6500
 
 
 def _pin_one_cpu() -> str:
@@ -151,7 +152,7 @@ def main() -> None:
     )
     print(
         f"cycled 12 fixture pairs: median {statistics.median(rates):,.0f} evaluations/s over "
-        f"{args.rounds} rounds (min {min(rates):,.0f}, max {max(rates):,.0f}); goal >= {GOAL:,}"
+        f"{args.rounds} rounds (min {min(rates):,.0f}, max {max(rates):,.0f}); goal >= {CYCLED_GOAL:,}"
     )
     if args.distinct:
         scratch = "/dev/shm" if Path("/dev/shm").is_dir() else None  # no disk in the figure
