@@ -152,7 +152,8 @@ def main() -> None:
     )
     print(
         f"cycled 12 fixture pairs: median {statistics.median(rates):,.0f} evaluations/s over "
-        f"{args.rounds} rounds (min {min(rates):,.0f}, max {max(rates):,.0f}); goal >= {CYCLED_GOAL:,}"
+        f"{args.rounds} rounds (min {min(rates):,.0f}, max {max(rates):,.0f}); "
+        f"goal >= {CYCLED_GOAL:,}"
     )
     if args.distinct:
         scratch = "/dev/shm" if Path("/dev/shm").is_dir() else None  # no disk in the figure
