@@ -235,15 +235,9 @@ class _Messages(KeyField):
         return _text_diff(label, old[1], new[1])
 
 
-def _pairs(settings: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
-    """Sorted (name, value) pairs, list values as tuples: the same msgpack bytes (both pack as
-    arrays), and hashable, so a key can be cached by its value (`key._digest`)."""
-    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in settings.items()))
-
-
 @functools.lru_cache(maxsize=64)
 def _normalized(settings: SamplingSettings) -> tuple[tuple[str, Any], ...]:
-    return _pairs(settings.normalized())
+    return tuple(sorted(settings.normalized().items()))
 
 
 def sampling_settings(sampling: tuple[tuple[str, Any], ...]) -> SamplingSettings:
@@ -266,14 +260,13 @@ class _Sampling(KeyField):
         return _normalized(request.sampling)
 
     def store(self, value: Any, blobs: Blobs) -> Any:
-        return self.show(value)
+        return dict(value)
 
     def decode(self, raw: Any, blobs: Blobs, where: str) -> Any:
-        return _pairs(raw)
+        return tuple(sorted(raw.items()))
 
     def show(self, value: Any) -> Any:
-        """As recorded: a map of plain values (lists, not the key's tuples)."""
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in value}
+        return dict(value)
 
     def diff(self, recorded: Any, now: Any) -> str:
         before, after = dict(recorded), dict(now)

@@ -46,22 +46,11 @@ class KeyParts:
         return msgpack.packb(values, use_bin_type=True)  # tuples pack as arrays, like lists
 
     def digest(self) -> bytes:
-        try:
-            return _digest(self)
-        except TypeError:  # a value that cannot be hashed (a list among the sampling settings)
-            return hashlib.sha256(self.canonical()).digest()
+        return hashlib.sha256(self.canonical()).digest()
 
 
 if tuple(f.name for f in dataclasses.fields(KeyParts)) != tuple(f.name for f in FIELDS):
     raise AssertionError("KeyParts must have exactly the attributes of fields.FIELDS, in order")
-
-
-@functools.lru_cache(maxsize=1024)
-def _digest(parts: KeyParts) -> bytes:
-    """Cached by value: a process that replays the same requests again (a suite re-scoring its
-    fixtures, a server) packs and hashes each key once. A miss costs hashing the parts, a few
-    microseconds beside the packing and sha256 it would do anyway."""
-    return hashlib.sha256(parts.canonical()).digest()
 
 
 @functools.cache
