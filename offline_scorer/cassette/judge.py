@@ -65,7 +65,7 @@ def require_cassette(path: Path) -> None:
         )
 
 
-_KEYS_KEPT = 256
+_KEYS_KEPT = 384  # three requests per document, for as many as a request builder keeps
 
 
 class CassetteJudge(JudgeBase):

@@ -100,6 +100,11 @@ def instructions(template: str) -> tuple[str, ...]:
     return (SYSTEM, *(part for part in re.split(r"\{[a-z_]+\}", template) if part.strip()))
 
 
+REQUESTS_KEPT = 128
+"""Requests each builder keeps: a re-scored suite of up to this many documents is built once.
+Bounded because a request holds its texts and a vocabulary pattern as long as they are."""
+
+
 def _sampling(max_tokens: int, no_copy: tuple[str, ...] = ()) -> SamplingSettings:
     return SamplingSettings(
         temperature=0.0,
@@ -146,7 +151,7 @@ def reason_vocabulary(facts: str) -> Vocabulary:
     return vocabulary_of(facts)
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=REQUESTS_KEPT)
 def preprocess_request(
     source: str, summary: str, max_questions: int, style: str = "sentences"
 ) -> JudgeRequest:
@@ -174,7 +179,7 @@ def analyze_request(
     return _analyze_request(summary, tuple(questions), style)
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=REQUESTS_KEPT)
 def _analyze_request(summary: str, questions: tuple[str, ...], style: str) -> JudgeRequest:
     layout = layout_of(style)
     user = _ANALYZE.format(
@@ -186,7 +191,7 @@ def _analyze_request(summary: str, questions: tuple[str, ...], style: str) -> Ju
     return _request("analyze", user, coverage_schema(questions, vocabulary, style, layout))
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=REQUESTS_KEPT)
 def reason_request(facts: str, style: str = "sentences") -> JudgeRequest:
     schema = reason_schema(reason_vocabulary(facts), style)
     return _request("reason", _REASON.format(facts=facts), schema)
