@@ -33,17 +33,23 @@ from offline_scorer.report.stats import bootstrap_ci, roc_auc  # noqa: E402
 Reader = Callable[[Mapping[str, Any]], float | None]
 
 
+def _axis_reader(name: str) -> Reader:
+    def read(item: Mapping[str, Any]) -> float | None:
+        value = item["axes"].get(name)
+        return None if value is None else float(value)
+
+    return read
+
+
 def _readers(items: Sequence[Mapping[str, Any]], axis: str | None) -> dict[str, Reader]:
     axes = [axis] if axis else list(items[0]["axes"]) if items else []
-    readers: dict[str, Reader] = {
-        name: (lambda item, name=name: item["axes"].get(name)) for name in axes
-    }
+    readers: dict[str, Reader] = {name: _axis_reader(name) for name in axes}
     readers["weakest P(true)"] = weakest_probability
     return readers
 
 
 def _ok_by_id(path: Path, label: str) -> dict[str, tuple[Mapping[str, Any], bool]]:
-    found = {}
+    found: dict[str, tuple[Mapping[str, Any], bool]] = {}
     for item in read_results(path):
         value = binary_label((item.get("metadata") or {}).get(label))
         if item["status"] == "ok" and value is not None:

@@ -30,14 +30,15 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from machine import cpu_model, package_version  # noqa: E402  (bench/machine.py)
-
+from bench.machine import cpu_model, package_version  # noqa: E402
 from offline_scorer.backends.llama_cpp import load_judge  # noqa: E402
 from offline_scorer.backends.llama_cpp.gbnf import request_grammar  # noqa: E402
 from offline_scorer.scorers.summarization.prompts import PREPROCESS_MAX_TOKENS, preprocess_request  # noqa: E402
@@ -178,9 +179,17 @@ def ratio(a: float, b: float) -> float:
     return a / b if b > 0 and not (math.isnan(a) or math.isnan(b)) else NAN
 
 
+def grammar_of(schema: Mapping[str, Any] | None) -> str:
+    """The GBNF a schema compiles to (every request here has a schema)."""
+    grammar = request_grammar(schema)
+    if grammar is None:
+        raise SystemExit("a request without an output schema has no grammar to benchmark")
+    return grammar
+
+
 def bench_pair(judge, pair: dict, repeat: int) -> dict:
     request = preprocess_request(pair["source"], pair["summary"], MAX_QUESTIONS)
-    grammar = request_grammar(request.output_schema)
+    grammar = grammar_of(request.output_schema)
     prompt = judge.engine.tokenize(judge.render(request))
     raw: dict[str, list] = {
         key: []
@@ -224,6 +233,8 @@ def bench_pair(judge, pair: dict, repeat: int) -> dict:
                 raw["gbnf_n"].append(gbnf["n"])
                 raw["gbnf_build_s"].append(gbnf["build_s"])
                 gbnf_eog, gbnf_same = gbnf["stopped_at_eog"], gbnf["same_tokens"]
+    if n is None or forced is None:
+        raise SystemExit("--repeat must be at least 1")
     if not finished:
         notes.append(f"constrained answer hit the {BUDGET}-token budget before completing")
     pe = median(raw["prompt_eval_s"])
@@ -407,7 +418,7 @@ def main() -> None:
     # Warm-up (untimed): first-touch of the weights and the llguidance tokenizer (~0.2 s).
     first = preprocess_request(pairs[0]["source"], pairs[0]["summary"], MAX_QUESTIONS)
     warm_prompt = judge.engine.tokenize(judge.render(first))
-    judge.engine.constraint(request_grammar(first.output_schema), "preprocess")
+    judge.engine.constraint(grammar_of(first.output_schema), "preprocess")
     judge.engine.decode(warm_prompt, None, budget=16, stop_at_eog=False)
 
     rows = []

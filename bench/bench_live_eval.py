@@ -17,23 +17,34 @@ import time
 from pathlib import Path
 
 from offline_scorer.backends.llama_cpp import load_judge
-from offline_scorer.judging.protocol import as_completion
+from offline_scorer.judging.protocol import (
+    Completion,
+    Judge,
+    JudgeBase,
+    JudgeIdentity,
+    JudgeRequest,
+    as_completion,
+)
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
 PAIRS = Path(__file__).resolve().parents[1] / "fixtures" / "pairs.jsonl"
 
 
-class Counting:
+class Counting(JudgeBase):
     """Passes requests to the live judge and adds up its token usage."""
 
-    def __init__(self, inner: object) -> None:
+    def __init__(self, inner: Judge) -> None:
         self.inner = inner
         self.completion_tokens = 0
         self.forced_tokens = 0
 
-    def complete(self, request):
-        completion = as_completion(self.inner.complete(request))  # type: ignore[attr-defined]
+    @property
+    def identity(self) -> JudgeIdentity | None:
+        return self.inner.identity
+
+    def complete(self, request: JudgeRequest) -> Completion:
+        completion = as_completion(self.inner.complete(request))
         if completion.usage is not None:
             self.completion_tokens += completion.usage.completion_tokens
             self.forced_tokens += completion.usage.forced_tokens
@@ -49,7 +60,7 @@ def main() -> int:
     pairs = [json.loads(line) for line in PAIRS.read_text(encoding="utf-8").splitlines()]
     pairs = pairs[: args.pairs or None]
     judge = Counting(load_judge("default", threads=args.threads))
-    scorer = SummarizationScorer(judge, ScorerOptions())  # type: ignore[arg-type]
+    scorer = SummarizationScorer(judge, ScorerOptions())
     per_repeat: list[list[float]] = []
     for _ in range(args.repeat):
         times = []

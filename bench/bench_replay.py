@@ -51,6 +51,8 @@ def _scorer(cassette: Path, mode: str = "replay", live: Any = None) -> Any:
     from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
     identity = pinned_identity(load_registry().resolve("default"))
+    if identity is None:
+        raise SystemExit("the default model entry is not pinned; replay needs its pins")
     judge = CassetteJudge(cassette, mode=RecordMode(mode), identity=identity, live=live)
     return SummarizationScorer(judge, ScorerOptions())
 
@@ -130,16 +132,59 @@ def replay_distinct(path: Path, count: int) -> float:
     return count / (time.perf_counter() - start)
 
 
+class _Capture:
+    """Passes each request on to the cassette judge and keeps it."""
+
+    def __init__(self, judge: Any) -> None:
+        self.judge = judge
+        self.requests: list[Any] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.judge, name)
+
+    def complete(self, request: Any) -> Any:
+        self.requests.append(request)
+        return self.judge.complete(request)
+
+
+def replay_judge_only(path: Path, count: int) -> float:
+    """The cassette layer's share of a distinct replay: the requests of every document built
+    first (untimed), then answered by a fresh cassette judge (key, lookup, parse), timed. Its
+    rate is a ceiling on distinct replay that no scorer-side work can lift."""
+    from offline_scorer.cassette.judge import CassetteJudge, RecordMode
+
+    scorer = _scorer(path)
+    capture = _Capture(scorer.judge)
+    scorer.judge = capture
+    for source, summary, _ in _documents(count):
+        scorer.score_texts(source, summary)
+    fresh = CassetteJudge(path, mode=RecordMode.REPLAY, identity=capture.judge.identity)
+    start = time.perf_counter()
+    for request in capture.requests:
+        fresh.complete(request)
+    return count / (time.perf_counter() - start)
+
+
+def _worker(flag: str, path: Path, count: int) -> float:
+    """One figure from a fresh process (nothing cached from recording)."""
+    command = [sys.executable, __file__, flag, str(path), "--distinct", str(count)]
+    return float(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=10.0, help="cycled: total run time")
     parser.add_argument("--rounds", type=int, default=5, help="cycled and distinct: repeats")
     parser.add_argument("--distinct", type=int, default=3000, help="distinct: documents (0: skip)")
     parser.add_argument("--replay-distinct", type=Path, help=argparse.SUPPRESS)  # worker mode
+    parser.add_argument("--judge-only", type=Path, help=argparse.SUPPRESS)  # worker mode
     args = parser.parse_args()
     cpus = _pin_one_cpu()
     if args.replay_distinct:
         print(replay_distinct(args.replay_distinct, args.distinct))
+        return
+    if args.judge_only:
+        print(replay_judge_only(args.judge_only, args.distinct))
         return
 
     rates = cycled(args.seconds, args.rounds)
@@ -160,22 +205,11 @@ def main() -> None:
         with tempfile.TemporaryDirectory(dir=scratch) as tmp:
             path = Path(tmp) / "distinct.oscas"
             record_distinct(path, args.distinct)
-            distinct = []
-            for _ in range(args.rounds):  # a fresh process each round: nothing cached
-                out = subprocess.run(
-                    [
-                        sys.executable,
-                        __file__,
-                        "--replay-distinct",
-                        str(path),
-                        "--distinct",
-                        str(args.distinct),
-                    ],
-                    check=True,
-                    capture_output=True,
-                    text=True,
-                ).stdout
-                distinct.append(float(out))
+            # A fresh process each round: nothing cached.
+            distinct = [
+                _worker("--replay-distinct", path, args.distinct) for _ in range(args.rounds)
+            ]
+            judge_only = [_worker("--judge-only", path, args.distinct) for _ in range(args.rounds)]
             size = path.stat().st_size
         print(
             f"distinct: {args.distinct:,} documents each replayed once ({size / 2**20:.1f} MiB "
@@ -183,10 +217,17 @@ def main() -> None:
             f"{args.rounds} fresh processes (min {min(distinct):,.0f}, "
             f"max {max(distinct):,.0f}); goal >= {GOAL:,}"
         )
+        layer = statistics.median(judge_only)
+        print(
+            f"  of which the cassette layer alone (key, lookup, parse of the same requests, "
+            f"built beforehand): {1e6 / layer:,.0f} us per evaluation, a ceiling of "
+            f"{layer:,.0f} evaluations/s that no scorer-side work can lift"
+        )
         figures.update(
             distinct_documents=args.distinct,
             distinct_evals_per_s_median=round(statistics.median(distinct), 1),
             distinct_rounds=[round(r, 1) for r in distinct],
+            cassette_layer_evals_per_s_median=round(layer, 1),
         )
     print(json.dumps(figures))
 

@@ -63,6 +63,8 @@ def record_cassette(path: Path, count: int) -> None:
             return Completion("Yes, the text supports it.", usage=Usage(40, 8, 0))
 
     identity = pinned_identity(load_registry().resolve("default"))
+    if identity is None:
+        raise SystemExit("the default model entry is not pinned; replay needs its pins")
     judge = CassetteJudge(path, mode=RecordMode.RECORD, identity=identity, live=StandIn())
     for i in range(count):
         judge.complete(prepare(parse_request(_body(i, False))).request)

@@ -42,8 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from machine import cpu_model, package_version  # noqa: E402  (bench/machine.py)
-
+from bench.machine import cpu_model, package_version  # noqa: E402
 from offline_scorer.backends.llama_cpp import load_judge  # noqa: E402
 from offline_scorer.backends.llama_cpp.gbnf import request_grammar  # noqa: E402
 from offline_scorer.backends.llama_cpp.judge import LlamaJudge  # noqa: E402
@@ -423,7 +422,7 @@ def per_repeat(rows: list[dict], ids: set[str] | None = None) -> dict[str, float
     return summary
 
 
-def over_repeats(per: list[dict[str, float]]) -> dict[str, float]:
+def over_repeats(per: list[dict[str, Any]]) -> dict[str, Any]:
     keys = [*METRICS, "evaluations", "invalid", "json_failures"]
     return {key: median([p[key] for p in per]) for key in keys} | {
         "invalid_total": sum(p["invalid"] for p in per),
@@ -441,7 +440,7 @@ def summarise(repeats: list[dict[str, list[dict]]]) -> dict:
     out: dict[str, Any] = {s: over_repeats([per_repeat(r[s]) for r in repeats]) for s in systems}
     # Pairs every system finished in that repeat: DeepEval stops at its first unparsable answer,
     # so its all-pairs mean covers less work than ours.
-    matched_per = []
+    matched_per: list[dict[str, Any]] = []
     for r in repeats:
         ids = {row["id"] for row in r["ours"] if row["ok"]} & {
             row["id"] for row in r["deepeval"] if row["ok"]
@@ -575,7 +574,8 @@ def print_report(
         replay_figures.get(name)
         for name in ("cycled_evals_per_s_median", "distinct_evals_per_s_median")
     ]
-    replay_rate = None if None in replay_rates else min(replay_rates)
+    known_rates = [rate for rate in replay_rates if rate is not None]
+    replay_rate = min(known_rates) if len(known_rates) == len(replay_rates) else None
     ours_invalid = summary["ours"]["invalid_total"]
     print("\n| goal | target | where it stands |")
     print("| --- | --- | --- |")
@@ -716,7 +716,10 @@ def main() -> None:
     started = time.perf_counter()
     # Builds the llguidance tokenizer (once per process, ~0.3 s) outside the timed region, with
     # a grammar no scorer request uses, so no cache the evaluations rely on is warmed.
-    judge.engine.constraint(request_grammar({"type": "boolean"}), "warm-up")
+    warm_grammar = request_grammar({"type": "boolean"})
+    if warm_grammar is None:
+        raise SystemExit("the warm-up schema compiled to no grammar")
+    judge.engine.constraint(warm_grammar, "warm-up")
     ours_warmup_s = time.perf_counter() - started
     inst = Instrument(judge)
 

@@ -188,7 +188,7 @@ def count(results: Path, data: Path) -> dict[str, dict[str, int]]:
             if row.strip():
                 item = json.loads(row)
                 inputs[str(item["id"])] = (str(item["source"]), str(item["summary"]))
-    table = {kind: Counter() for kind in KINDS}
+    table: dict[str, Counter[str]] = {kind: Counter() for kind in KINDS}
     with results.open(encoding="utf-8") as lines:
         for line in lines:
             parsed = json.loads(line)

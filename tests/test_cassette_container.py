@@ -20,6 +20,7 @@ import time
 import zlib
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import msgpack
 import pytest
@@ -354,7 +355,7 @@ def test_errors_survive_pickling(tmp_path):
 
 
 def _bad_payloads() -> dict[str, bytes]:
-    nested = {}
+    nested: dict[str, Any] = {}
     for _ in range(MAX_DEPTH):
         nested = {"n": nested}
     return {

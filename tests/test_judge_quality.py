@@ -114,4 +114,6 @@ def test_report_with_the_cassette_names_the_judge_and_its_quality(tmp_path: Path
     )
     judge = document["provenance"]["judges"][0]
     assert judge["model"] == "smollm2-135m"
-    assert judge["quality"] == load_registry().resolve("default").quality.model_dump()
+    quality = load_registry().resolve("default").quality
+    assert quality is not None
+    assert judge["quality"] == quality.model_dump()

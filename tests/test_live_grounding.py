@@ -112,7 +112,7 @@ def test_the_explanation_copies_nothing_from_the_prompt(live_judge):
     assert not any(ch.isdigit() for ch in explanation)
 
 
-def _echo(no_repeat: int, no_copy: tuple[str, ...]) -> str:
+def _echo(no_repeat: int, no_copy: tuple[str, ...]) -> tuple[str, JudgeRequest]:
     text = "the quick brown fox jumps over the lazy dog near the old stone bridge"
     return text, JudgeRequest(
         step="probe",

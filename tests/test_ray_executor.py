@@ -114,7 +114,8 @@ def test_a_missing_model_on_a_node_is_one_line_naming_the_node_and_digest(
     assert proc.returncode == 3, err
     assert len(err.splitlines()) == 1, err
     assert err.startswith("error: node ") and "GGUF file not found" in err
-    assert load_registry().resolve("default").sha256 in err
+    sha256 = load_registry().resolve("default").sha256
+    assert sha256 is not None and sha256 in err
     assert not out.exists()
 
 

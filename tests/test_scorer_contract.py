@@ -189,7 +189,7 @@ def test_camel_case_aliases_work():
 
 def test_model_must_be_a_judge():
     with pytest.raises(TypeError, match="complete"):
-        create_summarization_scorer(model="not a judge")  # type: ignore[arg-type]
+        create_summarization_scorer(model="not a judge")
 
 
 def test_reason_states_numbers_limiting_axis_and_unsupported_claims():

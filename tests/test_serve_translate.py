@@ -51,24 +51,28 @@ def test_every_captured_mastra_request_is_recognised_and_grounded(name: str) -> 
         for m in body["messages"]
     ]
     assert [m.content for m in request.messages] == sent
-    assert schema_problem(request.output_schema) is None
+    schema = request.output_schema
+    assert schema is not None
+    assert schema_problem(schema) is None
     if request.step == "preprocess" and PAIR["summary"] in sent[-1]:  # the router's is a stub
-        alignment = request.output_schema["properties"]["alignment"]["prefixItems"]
+        alignment = schema["properties"]["alignment"]["prefixItems"]
         assert [a["properties"]["claim"]["const"] for a in alignment] == list(
             claims_of(PAIR["summary"])
         )
-        enum = request.output_schema["properties"]["questions"]["items"]["enum"]
+        enum = schema["properties"]["questions"]["items"]["enum"]
         assert enum == list(question_candidates(PAIR["source"]))
-        assert constraint_source(request.output_schema)[0] == "gbnf"  # the library's compiler
+        source = constraint_source(schema)
+        assert source is not None and source[0] == "gbnf"  # the library's compiler
     if request.step == "reason":
         assert prepared.text_reply
-        assert request.output_schema["pattern"].startswith(
-            "^The\\ score\\ is\\ 0\\.57"
-        ) or request.output_schema["pattern"].startswith("^The score is 0\\.57 because ")
+        assert schema["pattern"].startswith("^The\\ score\\ is\\ 0\\.57") or schema[
+            "pattern"
+        ].startswith("^The score is 0\\.57 because ")
 
 
 def test_analyze_questions_are_the_listed_ones_in_order() -> None:
     request = prepare(parse_request(_captured("inline-2"))).request
+    assert request.output_schema is not None
     items = request.output_schema["properties"]["coverage"]["prefixItems"]
     questions = [i["properties"]["question"]["const"] for i in items]
     text = request.messages[1].content
@@ -81,6 +85,7 @@ def test_an_unrecognised_prompt_keeps_the_schema_it_carries() -> None:
     body["messages"][1]["content"][0]["text"] = "Summarise the text.\n\nJSON:\n"
     request = prepare(parse_request(body)).request
     assert request.step == "chat"
+    assert request.output_schema is not None
     assert request.output_schema == inline_schema(request.messages)
     assert set(request.output_schema["properties"]) == {"alignment", "questions"}
     assert request.sampling.max_tokens == DEFAULT_MAX_TOKENS and request.sampling.cut_at_limit

@@ -140,7 +140,7 @@ class ConsistencyScorer:
         return ConsistencyResult(
             score=min(consistency, brevity),
             consistent=answer.consistent,
-            pConsistent=None if found is None else round(found[0], 4),
+            p_consistent=None if found is None else round(found[0], 4),
             consistency=consistency,
             brevity=brevity,
         )
