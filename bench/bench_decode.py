@@ -190,7 +190,7 @@ def grammar_of(schema: Mapping[str, Any] | None) -> str:
 def bench_pair(judge, pair: dict, repeat: int) -> dict:
     request = preprocess_request(pair["source"], pair["summary"], MAX_QUESTIONS)
     grammar = grammar_of(request.output_schema)
-    prompt = judge.engine.tokenize(judge.render(request))
+    prompt = judge.engine.prompt(request.messages)
     raw: dict[str, list] = {
         key: []
         for key in (
@@ -417,7 +417,7 @@ def main() -> None:
 
     # Warm-up (untimed): first-touch of the weights and the llguidance tokenizer (~0.2 s).
     first = preprocess_request(pairs[0]["source"], pairs[0]["summary"], MAX_QUESTIONS)
-    warm_prompt = judge.engine.tokenize(judge.render(first))
+    warm_prompt = judge.engine.prompt(first.messages)
     judge.engine.constraint(grammar_of(first.output_schema), "preprocess")
     judge.engine.decode(warm_prompt, None, budget=16, stop_at_eog=False)
 

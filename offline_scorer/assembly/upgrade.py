@@ -1,13 +1,18 @@
-"""`cassette upgrade`: a format-2 cassette re-keyed to the current key format.
+"""`cassette upgrade`: a cassette of an older key format, or of a former version of its
+backend, re-keyed to the current key and backend.
 
 A format-2 key holds the GBNF text a schema compiled to, and a grammar cannot be turned back
 into its schema, so no record can be converted from the record alone. Instead the scorer runs
 again over the data the cassette was recorded from, with a judge that answers each request
 from the old cassette by the key it had there (format 2: the legacy grammar and the backend's
-former id; or the current key, so upgrading twice changes nothing) and hands every exchange to
-a recorder, exactly as a live judge's exchanges reach it. The new file therefore holds what a
-live re-recording of the same exchanges would write, byte for byte: same order, same blobs,
-same response and meta.
+former id; format 3: the backend's former id; or the current key, so upgrading twice changes
+nothing) and hands every exchange to a recorder, exactly as a live judge's exchanges reach it.
+The new file therefore holds what a live re-recording of the same exchanges would write, byte
+for byte: same order, same blobs, same response and meta.
+
+A record made by a former version of the backend is carried over only where the backend says
+it still stands for today's answer (`Backend.former_record_problem`); an item with a record
+that does not is left out and named, to be recorded live.
 
 It knows no scorer kind: the caller passes `make_scorer`, and the data as items.
 """
@@ -63,30 +68,55 @@ class UpgradeReport:
     """Rows that could not be read, or have no output: no request, as in a live run."""
     unreached: Mapping[str, int]
     """Records of the old cassette no request asked for, by step (in step order of the file)."""
+    not_carried: tuple[tuple[str, str], ...] = ()
+    """(item id, why) for items with a record a former backend made that no longer stands for
+    today's answer: left out, to be recorded live."""
 
 
-def _legacy_ids(old: CassetteFile, backend: Backend) -> tuple[str, ...]:
-    """The backend's former ids that the old cassette's format-2 records name, after checking
-    that it holds something this backend can upgrade."""
+@dataclass(frozen=True)
+class _OldIds:
+    """The backend's former ids that the old cassette's records name, by key format."""
+
+    legacy: tuple[str, ...]  # in format-2 records
+    former: tuple[str, ...]  # in current-format records
+
+
+def _old_ids(old: CassetteFile, backend: Backend) -> _OldIds:
+    """The former ids the old cassette's records name, after checking that it holds something
+    this backend can upgrade."""
     formats: Counter[int] = Counter()
-    ids: set[str] = set()
+    ids: dict[int, set[str]] = {LEGACY_FORMAT: set(), KEY_FORMAT: set()}
     for key, payload in old.iter_exchanges():
         parts = from_payload(old, key, payload).parts
         formats[parts.key_format] += 1
-        if parts.key_format == LEGACY_FORMAT:
-            ids.add(parts.backend)
+        ids.get(parts.key_format, set()).add(parts.backend)
     path = Path(old.path)
     if not formats:
         raise CassetteFileError(f"{path} holds no exchanges; there is nothing to upgrade")
     if set(formats) == {1}:
         raise CassetteFileError(str(old_format(path, 1)))
-    legacy = tuple(former for former in backend.former_ids if former in ids)
-    if ids and not legacy and not formats[KEY_FORMAT]:
+    legacy = tuple(former for former in backend.former_ids if former in ids[LEGACY_FORMAT])
+    former = tuple(former for former in backend.former_ids if former in ids[KEY_FORMAT])
+    named = ids[LEGACY_FORMAT] | ids[KEY_FORMAT]
+    if named and not legacy and not former and backend.backend_id not in named:
         raise CassetteFileError(
             f"{path} was not recorded by the {backend.name} backend (its records name "
-            f"{', '.join(sorted(ids))}); upgrade it with the backend it was recorded with"
+            f"{', '.join(sorted(named))}); upgrade it with the backend it was recorded with"
         )
-    return legacy
+    return _OldIds(legacy, former)
+
+
+class _NotCarried(OfflineScorerError):
+    """A record of a former backend that no longer stands for today's answer."""
+
+
+class _CannotCheck(Exception):
+    """Why a former backend's record could not be checked (no vocabulary, no runtime): it ends
+    the upgrade with that one-line error rather than counting as the item's failure."""
+
+    def __init__(self, error: OfflineScorerError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 class _FromOld(JudgeBase):
@@ -96,13 +126,15 @@ class _FromOld(JudgeBase):
         self,
         old: CassetteFile,
         identity: JudgeIdentity,
-        legacy_ids: tuple[str, ...],
+        ids: _OldIds,
         recorder: CassetteJudge,
+        problem: Callable[[JudgeRequest], str | None],
     ) -> None:
         self.old = old
         self._identity = identity
-        self.legacy_ids = legacy_ids
+        self.ids = ids
         self.recorder = recorder
+        self.problem = problem  # why a former backend's record does not stand (None: it does)
         self.reached: set[bytes] = set()
 
     @property
@@ -112,21 +144,32 @@ class _FromOld(JudgeBase):
     def _candidates(self, request: JudgeRequest, parts: KeyParts) -> Iterator[KeyParts]:
         """The keys the request may have been recorded under, current format first."""
         yield parts
-        if self.legacy_ids:  # format 2 held the grammar text the llama.cpp backend compiled
+        for former in self.ids.former:
+            yield dataclasses.replace(parts, backend=former)
+        if self.ids.legacy:  # format 2 held the grammar text the llama.cpp backend compiled
             grammar = request_grammar(request.output_schema)
-            for former in self.legacy_ids:
+            for former in self.ids.legacy:
                 yield dataclasses.replace(
                     parts, key_format=LEGACY_FORMAT, backend=former, grammar=grammar, schema=None
                 )
 
     def _find(self, request: JudgeRequest) -> tuple[bytes, dict[str, object]]:
-        """The key and record that answer `request` in the old cassette; a miss says why not."""
+        """The key and record that answer `request` in the old cassette; a miss says why not,
+        and a former backend's record that no longer stands is `_NotCarried`."""
         parts = key_parts(request, self._identity)
         last = parts
         for candidate in self._candidates(request, parts):
             key = candidate.digest()
             payload = self.old.get_exchange(key)
             if payload is not None:
+                if candidate.backend != parts.backend:
+                    try:
+                        why = self.problem(request)
+                    except OfflineScorerError as error:
+                        raise _CannotCheck(error) from None
+                    if why is not None:
+                        self.reached.add(key)  # reached, and deliberately not carried over
+                        raise _NotCarried(f"its {request.step!r} record: {why}")
                 return key, payload
             last = candidate
         why, _ = closest_difference(self.old, request.step, last)
@@ -175,11 +218,20 @@ def upgrade_cassette(
     scratch = temp_name(new)
     try:
         with CassetteFile(old, create=False) as source:
-            legacy_ids = _legacy_ids(source, chosen)
+            ids = _old_ids(source, chosen)
             recorder = CassetteJudge(scratch, mode=RecordMode.RECORD, identity=identity)
             with recorder:
-                judge = _FromOld(source, identity, legacy_ids, recorder)
-                failed, skipped = _score(items, make_scorer(judge), old)
+                judge = _FromOld(
+                    source,
+                    identity,
+                    ids,
+                    recorder,
+                    lambda request: chosen.former_record_problem(spec, request),
+                )
+                try:
+                    failed, skipped, not_carried = _score(items, make_scorer(judge), old)
+                except _CannotCheck as stop:
+                    raise stop.error from None
             unreached = Counter(
                 str(payload.get("step"))
                 for key, payload in source.iter_exchanges()
@@ -188,12 +240,16 @@ def upgrade_cassette(
         os.replace(scratch, new)
     finally:
         scratch.unlink(missing_ok=True)
-    return UpgradeReport(recorder.recorded, failed, skipped, dict(unreached))
+    return UpgradeReport(recorder.recorded, failed, skipped, dict(unreached), not_carried)
 
 
-def _score(items: Iterable[Item], scorer: Scorer, old: Path) -> tuple[int, int]:
-    """(failed, skipped) items; what fails on a recorded answer failed the same way live."""
+def _score(
+    items: Iterable[Item], scorer: Scorer, old: Path
+) -> tuple[int, int, tuple[tuple[str, str], ...]]:
+    """(failed, skipped, not carried over) items; what fails on a recorded answer failed the
+    same way live."""
     failed = skipped = 0
+    not_carried: list[tuple[str, str]] = []
     for item in items:
         if not isinstance(item, DataItem) or not item.has_output:
             skipped += 1
@@ -201,6 +257,8 @@ def _score(items: Iterable[Item], scorer: Scorer, old: Path) -> tuple[int, int]:
         run: dict[str, Any] = {"input": item.input, "output": item.output}
         try:
             scorer.run(run)
+        except _NotCarried as why:
+            not_carried.append((item.id, str(why)))
         except CassetteMissError as miss:
             where = f"item {item.id!r}" + (f" (line {item.line})" if item.line else "")
             raise CassetteMissError(
@@ -209,4 +267,4 @@ def _score(items: Iterable[Item], scorer: Scorer, old: Path) -> tuple[int, int]:
             ) from None
         except OfflineScorerError:
             failed += 1
-    return failed, skipped
+    return failed, skipped, tuple(not_carried)

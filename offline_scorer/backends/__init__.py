@@ -11,7 +11,7 @@ from importlib.metadata import entry_points
 from typing import Any, Protocol
 
 from offline_scorer.errors import ConfigError
-from offline_scorer.judging.protocol import Judge
+from offline_scorer.judging.protocol import Judge, JudgeRequest
 from offline_scorer.models.registry import ModelSpec
 
 GROUP = "offline_scorer.backends"
@@ -42,6 +42,12 @@ class Backend(Protocol):
     def schema_problem(self, schema: Mapping[str, Any]) -> str | None:
         """Why this backend cannot decode under `schema` (None: it can), without a model: a
         server refuses such a request before it waits for the model."""
+        ...
+
+    def former_record_problem(self, spec: ModelSpec, request: JudgeRequest) -> str | None:
+        """Why an answer a former version of this backend recorded for `request` may differ
+        from what it would answer now (None: it would not), so `cassette upgrade` re-keys only
+        records that still hold. It may read the model's vocabulary, never run the model."""
         ...
 
 

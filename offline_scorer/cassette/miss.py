@@ -6,6 +6,7 @@ new key field is explained the moment it is added to the table.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from offline_scorer.cassette.fields import FIELDS, KEY_FORMAT, IdentityField, first_difference
@@ -92,10 +93,21 @@ def closest_difference(cassette: CassetteFile, step: str, requested: KeyParts) -
         if found is not None:
             return found, True
     diffs = differences(closest.parts, requested)
-    return (
+    why = (
         f"{path} has no exchange with this key; the closest recorded {step!r} exchange "
-        f"({closest.key.hex()[:12]}) differs in " + "; ".join(diffs),
-        False,
+        f"({closest.key.hex()[:12]}) differs in " + "; ".join(diffs)
+    )
+    if dataclasses.replace(closest.parts, backend=requested.backend) == requested:
+        return why + "; " + _other_backend(path), True
+    return why, False
+
+
+def _other_backend(path: Path) -> str:
+    return (
+        "if it was recorded by a former version of this backend, convert the cassette with "
+        f"`offline-scorer cassette upgrade {path} --data DATA.jsonl --out NEW.oscas` (DATA: "
+        "the dataset it was recorded from, with the same options), else record it with "
+        "--record-mode auto (or record)"
     )
 
 

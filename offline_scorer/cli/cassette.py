@@ -21,7 +21,7 @@ from offline_scorer.cli.cassette_check import (
     verify_command,
 )
 from offline_scorer.cli.options import ScorerChoice, model_options, scorer_options
-from offline_scorer.errors import OfflineScorerError
+from offline_scorer.errors import CassetteMissError, OfflineScorerError
 
 _path = click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 
@@ -171,6 +171,14 @@ def upgrade_command(
     click.echo(
         f"  {unreached} record(s) of {old} were not reached" + (f" ({steps})" if steps else "")
     )
+    if report.not_carried:
+        first, why = report.not_carried[0]
+        raise CassetteMissError(
+            f"{new} was written without {len(report.not_carried)} item(s) whose records the "
+            f"backend made in a former version no longer stand (first: item {first!r}, {why}); "
+            f"record them live: offline-scorer eval {data} --out RESULTS.jsonl --cassette {new} "
+            "--record-mode auto"
+        )
 
 
 @cassette.command("repair")

@@ -18,6 +18,7 @@ import numpy as np
 
 from offline_scorer.backends.llama_cpp.constraint import GrammarConstraint
 from offline_scorer.backends.llama_cpp.guard import FreeTextGuard
+from offline_scorer.backends.llama_cpp.prompt_tokens import prompt_tokens
 from offline_scorer.errors import ModelError
 from offline_scorer.judging.protocol import Message
 from offline_scorer.models.entry import GGUF_TEMPLATE
@@ -143,9 +144,20 @@ class Engine:
         )
         return str(rendered.prompt)
 
+    def prompt(self, messages: Sequence[Message]) -> list[int]:
+        """The tokens of a chat prompt: its messages' contents read as text, never as the
+        control tokens they may spell (`prompt_tokens`)."""
+        return self._with_bos(prompt_tokens(self.rt.llama, self.render_messages, messages))
+
     def tokenize(self, text: str) -> list[int]:
+        """Tokens of text the product wrote, its control-token text parsed as such."""
         llama = self.rt.llama
-        tokens = list(llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+        return self._with_bos(
+            list(llama.tokenize(text.encode("utf-8"), add_bos=False, special=True))
+        )
+
+    def _with_bos(self, tokens: list[int]) -> list[int]:
+        llama = self.rt.llama
         bos = llama.token_bos()
         wants_bos = llama.metadata.get("tokenizer.ggml.add_bos_token", "false") == "true"
         if wants_bos and bos >= 0 and (not tokens or tokens[0] != bos):

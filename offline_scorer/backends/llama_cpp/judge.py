@@ -79,7 +79,7 @@ class LlamaJudge(JudgeBase):
         """One model exchange; `grammar` is GBNF text, or with grammar_kind "json_schema" a
         JSON schema for llguidance (None: unconstrained)."""
         engine = self.engine
-        prompt = engine.tokenize(engine.render_messages(messages))
+        prompt = engine.prompt(messages)
         budget = sampling.max_tokens
         if sampling.temperature != 0:
             raise GenerationError(f"{step}: the live judge decodes greedily (temperature 0)")

@@ -14,15 +14,20 @@ from offline_scorer.backends.outlines.schema import REWRITER, for_outlines
 if TYPE_CHECKING:
     from offline_scorer.backends import LoadOptions
     from offline_scorer.backends.outlines.judge import OutlinesJudge
+    from offline_scorer.judging.protocol import JudgeRequest
     from offline_scorer.models.registry import ModelSpec
 
-# Enters cassette keys. No verdict threshold and no free-text guard: see judge.py. After a space,
-# the version of our schema rewrite for outlines (schema.REWRITER); outlines' own schema compiler
-# comes with its runtime, whose versions each record keeps beside its key.
-DECODER = "outlines-llamacpp/llguidance-json-schema/greedy/1"
+# Enters cassette keys. No verdict threshold and no free-text guard: see judge.py. Since /2, a
+# request whose contents hold control-token text is refused (outlines hands llama.cpp the prompt
+# as one string, parsed for control tokens). After a space, the version of our schema rewrite
+# for outlines (schema.REWRITER); outlines' own schema compiler comes with its runtime, whose
+# versions each record keeps beside its key.
+DECODER = "outlines-llamacpp/llguidance-json-schema/greedy+contents-as-text-or-refused/2"
 BACKEND_ID = f"{DECODER} {REWRITER}"
-# Key format 2 held the llama_cpp backend's grammar text, so the id named the decoder alone.
-FORMER_IDS = (DECODER,)
+_DECODER_1 = "outlines-llamacpp/llguidance-json-schema/greedy/1"
+# Newest first: the /1 decoder under key format 3; key format 2 held the llama_cpp backend's
+# grammar text, so the id named the decoder alone.
+FORMER_IDS = (f"{_DECODER_1} {REWRITER}", _DECODER_1)
 
 
 class OutlinesBackend:
@@ -41,6 +46,13 @@ class OutlinesBackend:
             context_size=options.context_size,
             gpu_layers=options.gpu_layers,
         )
+
+    def former_record_problem(self, spec: ModelSpec, request: JudgeRequest) -> str | None:
+        """A /1 record of a prompt holding control-token text was answered as if the text were
+        control tokens; today such a request is refused."""
+        from offline_scorer.backends.llama_cpp.vocabulary import control_text_problem
+
+        return control_text_problem(spec, request)
 
     def schema_problem(self, schema: Mapping[str, Any]) -> str | None:
         """outlines hands the rewritten schema to llguidance's JSON-schema compiler."""

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from offline_scorer.backends.llama_cpp.engine import Engine
+from offline_scorer.backends.llama_cpp.prompt_tokens import control_text_in
 from offline_scorer.backends.outlines.schema import for_outlines
 from offline_scorer.errors import ContextOverflowError, GenerationError, ModelError
 from offline_scorer.judging.protocol import (
@@ -126,6 +127,14 @@ class OutlinesJudge(JudgeBase):
         if sampling.temperature != 0:
             raise GenerationError(f"{step}: the outlines judge decodes greedily (temperature 0)")
         engine = self.engine
+        found = control_text_in(engine.llama, request.messages)
+        if found is not None:
+            raise GenerationError(
+                f"{step}: the {found.role} message holds text the model reads as a control "
+                "token (such as <|im_start|>); the outlines backend hands llama.cpp the prompt "
+                "as one string and cannot keep it from being read as one, so it refuses; use "
+                "--backend llama_cpp, which reads it as text, or remove that text"
+            )
         prompt = engine.render_messages(request.messages)
         prompt_tokens = len(engine.tokenize(prompt))
         budget = sampling.max_tokens
