@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import subprocess
@@ -9,13 +10,19 @@ import sys
 
 import pytest
 
+from offline_scorer.assembly.open import JudgeSettings, open_judge, recorded_backend
+from offline_scorer.backends import get_backend
 from offline_scorer.batch.reproduce import compare_lines, first_difference
-from tests.conftest import FIXTURES, block_imports_code, replay_env
+from offline_scorer.cassette.judge import RecordMode
+from offline_scorer.errors import ConfigError
+from tests.conftest import FIXTURES, ROOT, block_imports_code, replay_env
 from tests.test_cli import assert_clean_error, run_cli
 
 GOLDEN = FIXTURES / "golden" / "results.jsonl"
 CASSETTE = FIXTURES / "cassettes" / "fixtures.oscas"
 DATA = FIXTURES / "pairs.jsonl"
+DECODER_2_RESULTS = ROOT / "tests/data/decoder2-results.jsonl"
+DECODER_2_CASSETTE = ROOT / "tests/data/decoder2-fixtures.oscas"
 
 
 def _reproduce(results, *extra: str):
@@ -90,6 +97,29 @@ def test_other_scorer_options_show_as_the_digest(tmp_path):
     assert first.startswith("line 1 (id 01-harbor-bridge): digest (the data row, scorer options")
 
 
+@pytest.mark.parametrize("workers", [(), ("--workers", "2")])
+def test_a_run_recorded_before_a_decoder_change_still_reproduces(tmp_path, workers):
+    """The fixture run as the llama_cpp decoder /2 recorded it (its cassette and results, as
+    committed before /3): replayed under the id it was recorded with, with no model runtime,
+    it re-derives to the same bytes, digests included."""
+    code = block_imports_code("llama_cpp", "llguidance") + (
+        "import sys\nfrom offline_scorer.cli.app import main\nsys.argv[0] = 'offline-scorer'\n"
+        "main()\n"
+    )
+    args = ["reproduce", str(DECODER_2_RESULTS), "--cassette", str(DECODER_2_CASSETTE)]
+    proc = subprocess.run(
+        [sys.executable, "-c", code, *args, "--data", str(DATA), *workers],
+        capture_output=True,
+        env=replay_env(tmp_path),
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert "12 of 12 lines identical" in proc.stdout.decode()
+    former = {json.loads(line)["digest"] for line in DECODER_2_RESULTS.read_text().splitlines()}
+    now = {json.loads(line)["digest"] for line in GOLDEN.read_text().splitlines()}
+    assert former.isdisjoint(now)  # the digest names the decoder: the two runs differ there
+
+
 def test_reproduce_with_two_worker_processes():
     proc = _reproduce(GOLDEN, "--workers", "2")
     assert proc.returncode == 0, proc.stderr.decode()
@@ -130,3 +160,17 @@ def test_same_json_in_other_bytes_is_a_difference(tmp_path):
     results.write_text('{"id": "a", "score": 1}\n', encoding="utf-8")
     outcome = compare_lines(results, ['{"id":"a","score":1}'])
     assert not outcome.ok and outcome.differences[0].field.startswith("bytes")
+
+
+def test_a_former_backend_id_is_checked_and_only_replayed(tmp_path):
+    settings = JudgeSettings(
+        cassette=DECODER_2_CASSETTE, mode=RecordMode.REPLAY, recorded_backend="nobody/1"
+    )
+    with pytest.raises(ConfigError, match="'nobody/1' is not an id the llama_cpp backend"):
+        open_judge(settings)
+    former = get_backend("llama_cpp").former_ids[0]
+    auto = dataclasses.replace(settings, mode=RecordMode.AUTO, recorded_backend=former)
+    with pytest.raises(ConfigError, match="can only be replayed"):
+        open_judge(auto)
+    assert recorded_backend(DECODER_2_CASSETTE, None, None) == former
+    assert recorded_backend(CASSETTE, None, None) is None

@@ -11,18 +11,32 @@ from pathlib import Path
 
 from offline_scorer.backends import Backend, LoadOptions, get_backend
 from offline_scorer.cassette.judge import CassetteJudge, RecordMode, Sink, forced_mode
-from offline_scorer.errors import ModelError
+from offline_scorer.cassette.key import KEY_FORMAT
+from offline_scorer.cassette.records import from_payload
+from offline_scorer.cassette.store.file import CassetteFile
+from offline_scorer.errors import ConfigError, ModelError
 from offline_scorer.judging.protocol import Judge, JudgeIdentity
 from offline_scorer.models.registry import ModelSpec, load_registry
 from offline_scorer.settings import RECORD_MODE_ENV, default_cassette
 
 
-def pinned_identity(spec: ModelSpec, backend: Backend | None = None) -> JudgeIdentity | None:
-    """The identity a live judge would have, from the registry's pins alone (for replay)."""
+def pinned_identity(
+    spec: ModelSpec, backend: Backend | None = None, recorded_as: str | None = None
+) -> JudgeIdentity | None:
+    """The identity a live judge would have, from the registry's pins alone (for replay);
+    `recorded_as`, a former id of the backend, replays what one of its former versions
+    recorded under its own key (`JudgeSettings.recorded_backend`)."""
     backend = backend or get_backend(spec.backend)
+    backend_id = backend.backend_id
+    if recorded_as is not None and recorded_as != backend_id:
+        if recorded_as not in backend.former_ids:
+            raise ConfigError(
+                f"{recorded_as!r} is not an id the {backend.name} backend ever recorded under"
+            )
+        backend_id = recorded_as
     if spec.sha256 and spec.chat_template_sha256:
         threshold = spec.verdict_threshold if backend.verdict_probabilities else None
-        return JudgeIdentity(spec.sha256, spec.chat_template_sha256, backend.backend_id, threshold)
+        return JudgeIdentity(spec.sha256, spec.chat_template_sha256, backend_id, threshold)
     return None
 
 
@@ -33,9 +47,26 @@ def resolve(model: str | None, backend: str | None) -> tuple[ModelSpec, Backend]
     return spec, get_backend(backend or spec.backend)
 
 
-def require_pinned(spec: ModelSpec, backend: Backend, purpose: str) -> JudgeIdentity:
+def recorded_backend(cassette: Path, model: str | None, backend: str | None) -> str | None:
+    """The former id of the judge's backend that the cassette was recorded under (None: its
+    current id, or none of its ids), read from the first record that names one: what
+    `reproduce` replays under, so a run made before a decoder change re-derives to its bytes."""
+    chosen = resolve(model, backend)[1]
+    with CassetteFile(cassette, create=False) as recorded:
+        for key, payload in recorded.iter_exchanges():
+            parts = from_payload(recorded, key, payload).parts
+            if parts.backend == chosen.backend_id:
+                return None
+            if parts.backend in chosen.former_ids and parts.key_format == KEY_FORMAT:
+                return parts.backend
+    return None
+
+
+def require_pinned(
+    spec: ModelSpec, backend: Backend, purpose: str, recorded_as: str | None = None
+) -> JudgeIdentity:
     """The pinned identity, or a one-line ModelError saying that `purpose` needs the pins."""
-    identity = pinned_identity(spec, backend)
+    identity = pinned_identity(spec, backend, recorded_as)
     if identity is None:
         raise ModelError(
             f"model {spec.name!r} has no pinned sha256 and chat_template_sha256 in the "
@@ -67,6 +98,9 @@ class JudgeSettings:
     cassette: Path | None = None
     mode: RecordMode = RecordMode.RECORD
     backend: str | None = None  # overrides the registry entry's backend
+    recorded_backend: str | None = None
+    """Replay only: the id a former version of the backend recorded the cassette under, so a
+    run is re-derived exactly as it was made (`reproduce` reads it from the cassette)."""
 
 
 def resolve_mode(requested: RecordMode | None) -> tuple[RecordMode, str | None]:
@@ -93,13 +127,15 @@ def open_judge(settings: JudgeSettings, sink: Sink | None = None) -> tuple[Judge
         return load_live(backend, spec, options)
 
     mode = settings.mode
+    if settings.recorded_backend is not None and mode is not RecordMode.REPLAY:
+        raise ConfigError("a former backend version's records can only be replayed")
     if mode is RecordMode.OFF:
         return live(), spec
     path: Path | None = settings.cassette or default_cassette()
     if sink is not None and mode is RecordMode.RECORD:
         path = None
     if mode is RecordMode.REPLAY:
-        pinned = require_pinned(spec, backend, "replay")
+        pinned = require_pinned(spec, backend, "replay", settings.recorded_backend)
         return CassetteJudge(path, mode=mode, identity=pinned, live=None), spec
     identity = pinned_identity(spec, backend)
     if identity is None or mode is RecordMode.RECORD:

@@ -79,7 +79,8 @@ class RunSpec:
     def pinned_identity(self) -> JudgeIdentity | None:
         """The judge's identity from the registry's pins, without loading the model; None
         when the registry does not pin it (a GGUF given by path)."""
-        return pinned_identity(*resolve(self.judge.model, self.judge.backend))
+        spec, backend = resolve(self.judge.model, self.judge.backend)
+        return pinned_identity(spec, backend, self.judge.recorded_backend)
 
     def identity(self) -> JudgeIdentity | None:
         """The judge's identity: the registry's pins when it has them, else read from the
