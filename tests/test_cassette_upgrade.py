@@ -312,14 +312,28 @@ def test_carrying_a_former_decoders_record_over_without_the_model_file_says_so(t
     assert not new.exists()
 
 
-def test_a_replay_miss_on_a_former_decoders_cassette_says_how_to_upgrade(tmp_path):
-    proc = _replay_miss(tmp_path, V3, *BOUNDED)
+def test_a_former_decoders_cassette_replays_under_the_id_it_was_recorded_with(tmp_path):
+    """What was recorded is what replays: 0.3's cassette (decoder /2) still answers 0.3's
+    requests, with no runtime (tests/test_reproduce.py: its results re-derive to their bytes)."""
+    proc = _replay_miss(tmp_path, V3, *BOUNDED, "--json")
+    assert proc.returncode == 0, proc.stderr.decode()
+    result = json.loads(proc.stdout)
+    assert 0 <= result["score"] <= 1 and result["preprocessStepResult"]["alignment"]
+
+
+def test_a_replay_miss_on_a_former_decoders_record_says_how_to_upgrade(tmp_path):
+    """In a cassette that also holds current records, a former decoder's record is not used:
+    the miss names the backend and `cassette upgrade`."""
+    mixed = tmp_path / "mixed.oscas"
+    proc = run_cli("cassette", "merge", str(mixed), str(CURRENT), str(V3))
+    assert proc.returncode == 0, proc.stderr.decode()
+    proc = _replay_miss(tmp_path, mixed, *BOUNDED)
     assert_clean_error(
         proc,
         5,
         "differs in backend",
         "former version of this backend",
-        f"offline-scorer cassette upgrade {V3} --data DATA.jsonl --out NEW.oscas",
+        f"offline-scorer cassette upgrade {mixed} --data DATA.jsonl --out NEW.oscas",
     )
 
 

@@ -47,10 +47,26 @@ def resolve(model: str | None, backend: str | None) -> tuple[ModelSpec, Backend]
     return spec, get_backend(backend or spec.backend)
 
 
+def replayed_backend_id(settings: JudgeSettings) -> str | None:
+    """The former backend id a replay answers under (None: the current one).
+
+    A replay answers what was recorded, under the id it was recorded with: a cassette made by a
+    former version of the backend (an earlier decoder) keeps replaying, and its results' digests
+    name that version, so a run made before a decoder change re-derives to its bytes. Only a
+    replay: a judge that may record must key what it records under its current id."""
+    if settings.mode is not RecordMode.REPLAY:
+        return None
+    if settings.recorded_backend is not None:
+        return settings.recorded_backend
+    path = settings.cassette or default_cassette()
+    if not path.is_file():
+        return None
+    return recorded_backend(path, settings.model, settings.backend)
+
+
 def recorded_backend(cassette: Path, model: str | None, backend: str | None) -> str | None:
     """The former id of the judge's backend that the cassette was recorded under (None: its
-    current id, or none of its ids), read from the first record that names one: what
-    `reproduce` replays under, so a run made before a decoder change re-derives to its bytes."""
+    current id, or none of its ids), read from the first record that names one."""
     chosen = resolve(model, backend)[1]
     with CassetteFile(cassette, create=False) as recorded:
         for key, payload in recorded.iter_exchanges():
@@ -99,8 +115,8 @@ class JudgeSettings:
     mode: RecordMode = RecordMode.RECORD
     backend: str | None = None  # overrides the registry entry's backend
     recorded_backend: str | None = None
-    """Replay only: the id a former version of the backend recorded the cassette under, so a
-    run is re-derived exactly as it was made (`reproduce` reads it from the cassette)."""
+    """Replay only: the id a former version of the backend recorded the cassette under (None:
+    read from the cassette, `replayed_backend_id`)."""
 
 
 def resolve_mode(requested: RecordMode | None) -> tuple[RecordMode, str | None]:
@@ -135,7 +151,7 @@ def open_judge(settings: JudgeSettings, sink: Sink | None = None) -> tuple[Judge
     if sink is not None and mode is RecordMode.RECORD:
         path = None
     if mode is RecordMode.REPLAY:
-        pinned = require_pinned(spec, backend, "replay", settings.recorded_backend)
+        pinned = require_pinned(spec, backend, "replay", replayed_backend_id(settings))
         return CassetteJudge(path, mode=mode, identity=pinned, live=None), spec
     identity = pinned_identity(spec, backend)
     if identity is None or mode is RecordMode.RECORD:

@@ -12,7 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from offline_scorer.assembly.open import JudgeSettings, open_judge, pinned_identity, resolve
+from offline_scorer.assembly.open import (
+    JudgeSettings,
+    open_judge,
+    pinned_identity,
+    replayed_backend_id,
+    resolve,
+)
 from offline_scorer.backends import Backend
 from offline_scorer.cassette.judge import RecordMode, Sink
 from offline_scorer.errors import ModelError
@@ -80,7 +86,7 @@ class RunSpec:
         """The judge's identity from the registry's pins, without loading the model; None
         when the registry does not pin it (a GGUF given by path)."""
         spec, backend = resolve(self.judge.model, self.judge.backend)
-        return pinned_identity(spec, backend, self.judge.recorded_backend)
+        return pinned_identity(spec, backend, replayed_backend_id(self.judge))
 
     def identity(self) -> JudgeIdentity | None:
         """The judge's identity: the registry's pins when it has them, else read from the

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from offline_scorer.assembly.open import JudgeSettings, recorded_backend
+from offline_scorer.assembly.open import JudgeSettings
 from offline_scorer.assembly.run_spec import RunSpec
 from offline_scorer.batch.datasets import iter_dataset
 from offline_scorer.batch.executors import Executor, ProcessPoolExecutorBackend, SerialExecutor
@@ -92,13 +92,7 @@ def reproduce_command(
     digest = content_digest(cassette)  # also refuses a damaged or edited cassette up front
     if not data.is_file():
         raise InputError(f"no such dataset: {data}")
-    judge = JudgeSettings(
-        model=model,
-        backend=backend,
-        cassette=cassette,
-        mode=RecordMode.REPLAY,
-        recorded_backend=recorded_backend(cassette, model, backend),
-    )
+    judge = JudgeSettings(model=model, backend=backend, cassette=cassette, mode=RecordMode.REPLAY)
     run = RunSpec.of(kind, ScorerChoice(kind, scorer.given).options(), judge)
     outcome = compare_lines(results, _lines(run, data, executor, workers, ray_address))
     for difference in outcome.differences:
