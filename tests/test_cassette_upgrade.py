@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from offline_scorer.assembly import rerun
-from offline_scorer.assembly.open import pinned_identity
+from offline_scorer.assembly.open import pinned_identity, recorded_backend
 from offline_scorer.assembly.rerun import rebuild_request, rerun_exchanges
 from offline_scorer.backends import backend_for_id, get_backend
 from offline_scorer.cassette.judge import CassetteJudge, RecordMode
@@ -321,11 +321,27 @@ def test_a_former_decoders_cassette_replays_under_the_id_it_was_recorded_with(tm
     assert 0 <= result["score"] <= 1 and result["preprocessStepResult"]["alignment"]
 
 
+def test_the_newest_record_decides_which_id_a_replay_answers_under(tmp_path):
+    """A former decoder's cassette replays under its id until a judge that may record (auto)
+    adds a record under the current one; from then on the current id answers."""
+    former = get_backend("llama_cpp").former_ids[0]
+    cassette = tmp_path / "c.oscas"
+    shutil.copy(V3, cassette)
+    assert recorded_backend(cassette, None, None) == former
+    now = pinned_identity(load_registry().resolve("default"))
+    assert now is not None
+    with CassetteJudge(
+        cassette, mode=RecordMode.RECORD, identity=now, live=scripted([True], 1, [True])
+    ) as judge:
+        score(judge)
+    assert recorded_backend(cassette, None, None) is None
+
+
 def test_a_replay_miss_on_a_former_decoders_record_says_how_to_upgrade(tmp_path):
-    """In a cassette that also holds current records, a former decoder's record is not used:
-    the miss names the backend and `cassette upgrade`."""
+    """In a cassette whose newest records are current ones, a former decoder's record is not
+    used: the miss names the backend and `cassette upgrade`."""
     mixed = tmp_path / "mixed.oscas"
-    proc = run_cli("cassette", "merge", str(mixed), str(CURRENT), str(V3))
+    proc = run_cli("cassette", "merge", str(mixed), str(V3), str(CURRENT))
     assert proc.returncode == 0, proc.stderr.decode()
     proc = _replay_miss(tmp_path, mixed, *BOUNDED)
     assert_clean_error(

@@ -66,10 +66,11 @@ def replayed_backend_id(settings: JudgeSettings) -> str | None:
 
 def recorded_backend(cassette: Path, model: str | None, backend: str | None) -> str | None:
     """The former id of the judge's backend that the cassette was recorded under (None: its
-    current id, or none of its ids), read from the first record that names one."""
+    current id, or none of its ids), read from the newest record that names one: after a
+    judge in `auto` mode added records under the current id, those answer."""
     chosen = resolve(model, backend)[1]
     with CassetteFile(cassette, create=False) as recorded:
-        for key, payload in recorded.iter_exchanges():
+        for key, payload in recorded.iter_exchanges(newest_first=True):
             parts = from_payload(recorded, key, payload).parts
             if parts.backend == chosen.backend_id:
                 return None

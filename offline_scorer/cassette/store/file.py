@@ -268,9 +268,13 @@ class CassetteFile:
     def has_exchange(self, key: bytes) -> bool:
         return key in self._exchanges
 
-    def iter_exchanges(self) -> Iterator[tuple[bytes, dict[str, object]]]:
-        """Every exchange in file order, superseded ones included, as (key, map)."""
-        for entry in list(self._log):
+    def iter_exchanges(
+        self, newest_first: bool = False
+    ) -> Iterator[tuple[bytes, dict[str, object]]]:
+        """Every exchange in file order (or newest first), superseded ones included, as (key,
+        map)."""
+        entries = list(self._log)
+        for entry in reversed(entries) if newest_first else entries:
             yield entry[0], self._exchange(entry)
 
     def iter_latest_exchanges(self) -> Iterator[tuple[bytes, dict[str, object]]]:
