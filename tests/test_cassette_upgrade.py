@@ -148,12 +148,9 @@ def _golden_judge(pair: dict) -> ScriptedJudge:
     )
 
 
-def test_a_former_decoders_record_of_control_token_text_is_left_out_and_named(tmp_path):
-    """The /2 decoder read "<|im_start|>" in a source as a control token, so its answer for
-    that prompt says nothing of today's decoder: that item is left out, the others carried."""
-    pytest.importorskip(
-        "llama_cpp", reason="carrying a former decoder's record over reads the vocabulary"
-    )
+def _former_cassette_with_an_injection(tmp_path: Path) -> tuple[Path, Path, list[dict]]:
+    """A cassette the /2 decoder recorded (golden answers) for two fixture pairs, the second
+    with a fake system turn in its source; (cassette, data, the two pairs as scored)."""
     pairs = [json.loads(line) for line in PAIRS.read_text("utf-8").splitlines()[:2]]
     injected = {**pairs[1], "source": SYSTEM_TURN + pairs[1]["source"]}
     data = tmp_path / "two.jsonl"
@@ -168,6 +165,20 @@ def test_a_former_decoders_record_of_control_token_text_is_left_out_and_named(tm
         )
         with judge:
             score(judge, pair["source"], pair["summary"])
+    return old, data, [pairs[0], injected]
+
+
+def test_a_former_decoders_record_of_control_token_text_is_left_out_and_named(tmp_path):
+    """The /2 decoder read "<|im_start|>" in a source as a control token, so its answer for
+    that prompt says nothing of today's decoder: that item is left out, the others carried."""
+    pytest.importorskip(
+        "llama_cpp", reason="carrying a former decoder's record over reads the vocabulary"
+    )
+    old, data, (first, injected) = _former_cassette_with_an_injection(tmp_path)
+    pairs = [first, injected]
+    now = pinned_identity(load_registry().resolve("default"))
+    assert now is not None
+    former = dataclasses.replace(now, backend=get_backend("llama_cpp").former_ids[0])
     new = tmp_path / "new.oscas"
     proc = _upgrade(tmp_path, old, "--data", str(data), "--out", str(new), style=(), model=True)
     assert_clean_error(
@@ -400,3 +411,20 @@ def test_verify_live_reruns_each_record_on_the_backend_it_names(monkeypatch):
     old = rerun_exchanges(_records(V2))
     assert old.same == 0 and len(old.drifted) == 36
     assert "key format 2" in old.drifted[0] and "cassette upgrade" in old.drifted[0]
+
+
+@pytest.mark.live
+def test_verify_live_reruns_a_former_decoders_record_only_where_it_still_stands(tmp_path):
+    """Records of the /2 decoder are re-run on /3 where their prompt holds no control-token
+    text; the injected pair's records are reported, with the reason, and not re-run."""
+    pytest.importorskip("llama_cpp")
+    old, _data, (_first, injected) = _former_cassette_with_an_injection(tmp_path)
+    records = _records(old)
+    report = rerun_exchanges(records)
+    # only the injected pair's preprocess prompt shows its source; its analyze and reason
+    # prompts do not, so they are re-run with the other pair's three
+    assert report.compared == len(records) - 1 == 5
+    notes = [line for line in report.drifted if "former version of the backend" in line]
+    assert len(notes) == 1 and " preprocess: " in notes[0]
+    assert "user message holds text the model reads as a control token" in notes[0]
+    assert injected["source"].startswith(SYSTEM_TURN)

@@ -9,7 +9,7 @@ import pytest
 from offline_scorer.assembly.rerun import Comparison, RerunReport, compare, sample, verdicts
 from offline_scorer.cassette.records import Exchange, from_payload
 from offline_scorer.cassette.store.container import CassetteFile
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, ROOT
 from tests.test_cli import assert_clean_error, run_cli
 
 CASSETTE = FIXTURES / "cassettes" / "fixtures.oscas"
@@ -84,3 +84,16 @@ def test_live_item_drift_on_one_fixture_item():
     assert "live: 3 of 3 responses identical, 3 of 3 with identical verdicts" in out
     assert "item 01-harbor-bridge: recorded 1.0, live 1.0, change +0.0000" in out
     assert "live: 1 of 1 item scores unchanged" in out
+
+
+@pytest.mark.live
+def test_live_rerun_of_a_former_decoders_records():
+    """The fixture run as the llama_cpp decoder /2 recorded it: its prompts hold no
+    control-token text, so the current decoder sees the same tokens and re-runs them; on the
+    machine that recorded them, every answer comes back the same."""
+    pytest.importorskip("llama_cpp")
+    cassette = ROOT / "tests/data/decoder2-fixtures.oscas"
+    proc = run_cli("cassette", "verify", str(cassette), "--live", "--sample", "3")
+    out = proc.stdout.decode()
+    assert proc.returncode == 0, (out, proc.stderr.decode())
+    assert "live: 3 of 3 responses identical, 3 of 3 with identical verdicts" in out

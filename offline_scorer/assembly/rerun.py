@@ -5,12 +5,15 @@ the output schema (key format 3), and the model, chat template, backend and verd
 of the judge. So the request is rebuilt from the record alone and sent to a live judge opened
 through the backend whose id (now or in a former version) the record names, for the registered
 model with the record's sha256 and the record's threshold. A record made by an older backend
-version is reported as drift rather than re-run on the new one: its answer is not expected to
+version is re-run on the current one only where that backend says the answer still stands
+(`Backend.former_record_problem`: for the llama_cpp decoder /2, a prompt with no control-token
+text); otherwise it is reported as drift with the reason, since its answer is not expected to
 come back the same.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -22,8 +25,14 @@ from offline_scorer.cassette.fields import sampling_settings
 from offline_scorer.cassette.key import KEY_FORMAT
 from offline_scorer.cassette.miss import identity_differences
 from offline_scorer.cassette.records import Exchange
-from offline_scorer.errors import ConfigError
-from offline_scorer.judging.protocol import Completion, Judge, JudgeRequest, Message
+from offline_scorer.errors import ConfigError, OfflineScorerError
+from offline_scorer.judging.protocol import (
+    Completion,
+    Judge,
+    JudgeIdentity,
+    JudgeRequest,
+    Message,
+)
 from offline_scorer.models.registry import ModelSpec, load_registry
 
 __all__ = [
@@ -156,12 +165,22 @@ class _Judges:
         self.models = {spec.sha256: spec for spec in load_registry().models.values() if spec.sha256}
         self.loaded: dict[tuple[str, str, float | None], Judge] = {}
 
+    def spec_for(self, exchange: Exchange) -> ModelSpec:
+        spec: ModelSpec | None = self.models.get(exchange.parts.model_sha256)
+        if spec is None:
+            raise ConfigError(f"model {exchange.parts.model_sha256[:12]} is not in the registry")
+        return spec
+
+    def former_problem(self, exchange: Exchange, request: JudgeRequest) -> str | None:
+        """Why a record of a former version of its backend may not come back the same from
+        the current one (None: it should)."""
+        backend = backend_for_id(exchange.parts.backend)
+        return backend.former_record_problem(self.spec_for(exchange), request)
+
     def for_record(self, exchange: Exchange) -> Judge:
         """The judge to re-run `exchange` on; ConfigError (one line) if there is none."""
         parts = exchange.parts
-        spec: ModelSpec | None = self.models.get(parts.model_sha256)
-        if spec is None:
-            raise ConfigError(f"model {parts.model_sha256[:12]} is not in the registry")
+        spec = self.spec_for(exchange)
         backend = backend_for_id(parts.backend)
         threshold = parts.verdict_threshold
         if threshold is not None:
@@ -174,6 +193,16 @@ class _Judges:
     def close(self) -> None:
         for judge in self.loaded.values():
             judge.close()
+
+
+def _only_backend_differs(exchange: Exchange, identity: JudgeIdentity) -> bool:
+    """Whether the record names a former id of the judge's backend and differs in nothing else
+    of the identity."""
+    backend = backend_for_id(identity.backend)
+    recorded = exchange.parts.backend
+    if recorded == identity.backend or recorded not in backend.former_ids:
+        return False
+    return not identity_differences(exchange.parts, dataclasses.replace(identity, backend=recorded))
 
 
 def rerun_exchanges(exchanges: Iterable[Exchange], threads: int | None = None) -> RerunReport:
@@ -197,10 +226,20 @@ def rerun_exchanges(exchanges: Iterable[Exchange], threads: int | None = None) -
                 continue
             identity = judge.identity
             changed = [] if identity is None else identity_differences(exchange.parts, identity)
+            request = rebuild_request(exchange)
+            if changed and identity is not None and _only_backend_differs(exchange, identity):
+                try:
+                    why = judges.former_problem(exchange, request)
+                except OfflineScorerError as error:
+                    why = str(error)
+                if why is not None:
+                    changed = [f"recorded by a former version of the backend, and {why}"]
+                else:
+                    changed = []  # the same tokens, the same decoding: it should come back
             if changed:
                 report.drifted.append(f"{label}: {'; '.join(changed)}")
                 continue
-            report.add(label, compare(exchange, judge.complete(rebuild_request(exchange))))
+            report.add(label, compare(exchange, judge.complete(request)))
     finally:
         judges.close()
     return report

@@ -34,12 +34,13 @@ def _vocabulary(path: str) -> Any:
 
 @contextlib.contextmanager
 def _quiet_stderr() -> Iterator[None]:
-    """Standard error closed at the file-descriptor level: llama.cpp warns there, past its
-    verbose flag, that a vocabulary-only model has no training context, which is no news."""
+    """Standard error silenced, at the file-descriptor level and in Python (llama-cpp-python's
+    log callback prints to sys.stderr): llama.cpp warns, past its verbose flag, that a
+    vocabulary-only model has no training context, which is no news."""
     sys.stderr.flush()
     saved = os.dup(2)
     try:
-        with open(os.devnull, "w") as null:
+        with open(os.devnull, "w") as null, contextlib.redirect_stderr(null):
             os.dup2(null.fileno(), 2)
             yield
     finally:
