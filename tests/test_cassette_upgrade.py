@@ -148,6 +148,13 @@ def _golden_judge(pair: dict) -> ScriptedJudge:
     )
 
 
+def _now_and_former() -> tuple[JudgeIdentity, JudgeIdentity]:
+    """The default judge's identity, and the same under the llama_cpp decoder /2."""
+    now = pinned_identity(load_registry().resolve("default"))
+    assert now is not None
+    return now, dataclasses.replace(now, backend=get_backend("llama_cpp").former_ids[0])
+
+
 def _former_cassette_with_an_injection(tmp_path: Path) -> tuple[Path, Path, list[dict]]:
     """A cassette the /2 decoder recorded (golden answers) for two fixture pairs, the second
     with a fake system turn in its source; (cassette, data, the two pairs as scored)."""
@@ -155,9 +162,7 @@ def _former_cassette_with_an_injection(tmp_path: Path) -> tuple[Path, Path, list
     injected = {**pairs[1], "source": SYSTEM_TURN + pairs[1]["source"]}
     data = tmp_path / "two.jsonl"
     data.write_text("".join(json.dumps(p) + "\n" for p in (pairs[0], injected)), "utf-8")
-    now = pinned_identity(load_registry().resolve("default"))
-    assert now is not None
-    former = dataclasses.replace(now, backend=get_backend("llama_cpp").former_ids[0])
+    _, former = _now_and_former()
     old = tmp_path / "old.oscas"
     for pair in (pairs[0], injected):
         judge = CassetteJudge(
@@ -175,17 +180,14 @@ def test_a_former_decoders_record_of_control_token_text_is_left_out_and_named(tm
         "llama_cpp", reason="carrying a former decoder's record over reads the vocabulary"
     )
     old, data, (first, injected) = _former_cassette_with_an_injection(tmp_path)
-    pairs = [first, injected]
-    now = pinned_identity(load_registry().resolve("default"))
-    assert now is not None
-    former = dataclasses.replace(now, backend=get_backend("llama_cpp").former_ids[0])
+    now, former = _now_and_former()
     new = tmp_path / "new.oscas"
     proc = _upgrade(tmp_path, old, "--data", str(data), "--out", str(new), style=(), model=True)
     assert_clean_error(
         proc,
         5,
         f"{new} was written without 1 item(s)",
-        f"item {pairs[1]['id']!r}",
+        f"item {injected['id']!r}",
         "user message holds text the model reads as a control token",
         f"offline-scorer eval {data} --out RESULTS.jsonl --cassette {new} --record-mode auto",
     )
@@ -194,14 +196,12 @@ def test_a_former_decoders_record_of_control_token_text_is_left_out_and_named(tm
     assert [ex.step for ex in carried] == ["preprocess", "analyze", "reason"]
     assert {ex.parts.backend for ex in carried} == {now.backend}
     replayed = score(
-        CassetteJudge(new, mode=RecordMode.REPLAY, identity=now),
-        pairs[0]["source"],
-        pairs[0]["summary"],
+        CassetteJudge(new, mode=RecordMode.REPLAY, identity=now), first["source"], first["summary"]
     )
     recorded = score(
         CassetteJudge(old, mode=RecordMode.REPLAY, identity=former),
-        pairs[0]["source"],
-        pairs[0]["summary"],
+        first["source"],
+        first["summary"],
     )
     assert replayed.to_json() == recorded.to_json()
 
@@ -335,17 +335,25 @@ def test_a_former_decoders_cassette_replays_under_the_id_it_was_recorded_with(tm
 def test_the_newest_record_decides_which_id_a_replay_answers_under(tmp_path):
     """A former decoder's cassette replays under its id until a judge that may record (auto)
     adds a record under the current one; from then on the current id answers."""
-    former = get_backend("llama_cpp").former_ids[0]
+    now, former = _now_and_former()
+    formers = get_backend("llama_cpp").former_ids
     cassette = tmp_path / "c.oscas"
     shutil.copy(V3, cassette)
-    assert recorded_backend(cassette, None, None) == former
-    now = pinned_identity(load_registry().resolve("default"))
-    assert now is not None
+
+    def replaying() -> JudgeIdentity:
+        with CassetteJudge(
+            cassette, mode=RecordMode.REPLAY, identity=now, former_backends=formers
+        ) as judge:
+            return judge.identity
+
+    assert recorded_backend(cassette, None, None) == former.backend
+    assert replaying() == former
     with CassetteJudge(
         cassette, mode=RecordMode.RECORD, identity=now, live=scripted([True], 1, [True])
     ) as judge:
         score(judge)
     assert recorded_backend(cassette, None, None) is None
+    assert replaying() == now
 
 
 def test_a_replay_miss_on_a_former_decoders_record_says_how_to_upgrade(tmp_path):

@@ -11,8 +11,7 @@ from pathlib import Path
 
 from offline_scorer.backends import Backend, LoadOptions, get_backend
 from offline_scorer.cassette.judge import CassetteJudge, RecordMode, Sink, forced_mode
-from offline_scorer.cassette.key import KEY_FORMAT
-from offline_scorer.cassette.records import from_payload
+from offline_scorer.cassette.records import recorded_former_backend
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import ConfigError, ModelError
 from offline_scorer.judging.protocol import Judge, JudgeIdentity
@@ -48,12 +47,14 @@ def resolve(model: str | None, backend: str | None) -> tuple[ModelSpec, Backend]
 
 
 def replayed_backend_id(settings: JudgeSettings) -> str | None:
-    """The former backend id a replay answers under (None: the current one).
+    """The former backend id a replay answers under (None: the current one), for a caller that
+    opens no cassette judge (a driver whose workers replay).
 
     A replay answers what was recorded, under the id it was recorded with: a cassette made by a
     former version of the backend (an earlier decoder) keeps replaying, and its results' digests
     name that version, so a run made before a decoder change re-derives to its bytes. Only a
-    replay: a judge that may record must key what it records under its current id."""
+    replay: a judge that may record must key what it records under its current id. A replaying
+    `CassetteJudge` decides the same on the file it has open (`former_backends`)."""
     if settings.mode is not RecordMode.REPLAY:
         return None
     if settings.recorded_backend is not None:
@@ -66,17 +67,10 @@ def replayed_backend_id(settings: JudgeSettings) -> str | None:
 
 def recorded_backend(cassette: Path, model: str | None, backend: str | None) -> str | None:
     """The former id of the judge's backend that the cassette was recorded under (None: its
-    current id, or none of its ids), read from the newest record that names one: after a
-    judge in `auto` mode added records under the current id, those answer."""
+    current id, or none of its ids): `recorded_former_backend` on the file."""
     chosen = resolve(model, backend)[1]
     with CassetteFile(cassette, create=False) as recorded:
-        for key, payload in recorded.iter_exchanges(newest_first=True):
-            parts = from_payload(recorded, key, payload).parts
-            if parts.backend == chosen.backend_id:
-                return None
-            if parts.backend in chosen.former_ids and parts.key_format == KEY_FORMAT:
-                return parts.backend
-    return None
+        return recorded_former_backend(recorded, chosen.backend_id, chosen.former_ids)
 
 
 def require_pinned(
@@ -152,8 +146,11 @@ def open_judge(settings: JudgeSettings, sink: Sink | None = None) -> tuple[Judge
     if sink is not None and mode is RecordMode.RECORD:
         path = None
     if mode is RecordMode.REPLAY:
-        pinned = require_pinned(spec, backend, "replay", replayed_backend_id(settings))
-        return CassetteJudge(path, mode=mode, identity=pinned, live=None), spec
+        pinned = require_pinned(spec, backend, "replay", settings.recorded_backend)
+        # the judge reads which id the cassette was recorded under from the file it opens
+        former = () if settings.recorded_backend is not None else backend.former_ids
+        replay = CassetteJudge(path, mode=mode, identity=pinned, former_backends=former)
+        return replay, spec
     identity = pinned_identity(spec, backend)
     if identity is None or mode is RecordMode.RECORD:
         judge = live()

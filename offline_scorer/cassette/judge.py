@@ -10,6 +10,7 @@ with `record`, in input order, exactly as `complete` would have.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -19,7 +20,12 @@ from typing import Any
 from offline_scorer.cassette.key import KeyParts, key_parts
 from offline_scorer.cassette.miss import describe_miss
 from offline_scorer.cassette.modes import MODE_ENV, RecordMode, forced_mode, parse_mode
-from offline_scorer.cassette.records import REPLAYED_FIELDS, replayed_completion, to_payload
+from offline_scorer.cassette.records import (
+    REPLAYED_FIELDS,
+    recorded_former_backend,
+    replayed_completion,
+    to_payload,
+)
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import CassetteMissError
 from offline_scorer.judging.protocol import (
@@ -79,9 +85,12 @@ class CassetteJudge(JudgeBase):
         identity: JudgeIdentity,
         live: Judge | LiveFactory | None = None,
         sink: Sink | None = None,
+        former_backends: tuple[str, ...] = (),
     ) -> None:
         """`sink`, when given, receives what is recorded instead of the file (which may then be
-        None in record mode: only replay and auto read a cassette)."""
+        None in record mode: only replay and auto read a cassette). A replay whose cassette was
+        recorded under one of `former_backends` (ids of the identity's backend in its former
+        versions) answers under that id, as it was recorded (`recorded_former_backend`)."""
         self.mode = RecordMode(mode)
         self._identity = identity
         self._live = live
@@ -107,6 +116,10 @@ class CassetteJudge(JudgeBase):
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             self.cassette = CassetteFile(self.path, create=self.mode is not RecordMode.REPLAY)
+            if self.mode is RecordMode.REPLAY and former_backends:
+                recorded = recorded_former_backend(self.cassette, identity.backend, former_backends)
+                if recorded is not None:
+                    self._identity = dataclasses.replace(identity, backend=recorded)
 
     @property
     def identity(self) -> JudgeIdentity:

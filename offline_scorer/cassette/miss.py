@@ -68,11 +68,17 @@ def old_format(path: Path, key_format: int) -> str | None:
         return (
             f"{path} was recorded with cassette key format 2, which keyed the llama.cpp grammar "
             f"text where format {KEY_FORMAT} keys the output schema; convert it with "
-            f"`offline-scorer cassette upgrade {path} --data DATA.jsonl --out NEW.oscas` "
-            "(DATA: the dataset it was recorded from, with the same options), or re-record it "
-            "with --record-mode record"
+            f"{_upgrade_command(path)}, or re-record it with --record-mode record"
         )
     return None
+
+
+def _upgrade_command(path: Path) -> str:
+    """The `cassette upgrade` command that converts `path`, and what its DATA is."""
+    return (
+        f"`offline-scorer cassette upgrade {path} --data DATA.jsonl --out NEW.oscas` (DATA: the "
+        "dataset it was recorded from, with the same options)"
+    )
 
 
 def closest_difference(cassette: CassetteFile, step: str, requested: KeyParts) -> tuple[str, bool]:
@@ -105,9 +111,7 @@ def closest_difference(cassette: CassetteFile, step: str, requested: KeyParts) -
 def _other_backend(path: Path) -> str:
     return (
         "if it was recorded by a former version of this backend, convert the cassette with "
-        f"`offline-scorer cassette upgrade {path} --data DATA.jsonl --out NEW.oscas` (DATA: "
-        "the dataset it was recorded from, with the same options), else record it with "
-        "--record-mode auto (or record)"
+        f"{_upgrade_command(path)}, else record it with --record-mode auto (or record)"
     )
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from offline_scorer.cassette.fields import FIELDS, require
-from offline_scorer.cassette.key import KeyParts
+from offline_scorer.cassette.key import KEY_FORMAT, KeyParts
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import CassetteFileError
 from offline_scorer.judging.protocol import Completion, Usage
@@ -132,3 +132,20 @@ def replayed_completion(
         raise CassetteFileError(
             f"{cassette.path}: malformed exchange record {key.hex()[:12]}: {error}"
         ) from None
+
+
+def recorded_former_backend(
+    cassette: CassetteFile, current: str, former: tuple[str, ...]
+) -> str | None:
+    """Which of the `former` backend ids the cassette was recorded under (None: `current`, or
+    neither), read from the newest current-format record that names one of them: once a judge
+    in `auto` mode has added records under the current id, those answer."""
+    for key, payload in cassette.iter_exchanges(newest_first=True):
+        parts = from_payload(cassette, key, payload).parts
+        if parts.key_format != KEY_FORMAT:
+            continue
+        if parts.backend == current:
+            return None
+        if parts.backend in former:
+            return parts.backend
+    return None
