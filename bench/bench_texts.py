@@ -1,6 +1,6 @@
 """Are the texts the judge wrote readable and honest? Counts over an eval results file.
 
-    python bench/bench_texts.py RESULTS.jsonl --data DATA.jsonl [--json]
+    python bench/bench_texts.py RESULTS.jsonl --data DATA.jsonl [--free-text STYLE] [--json]
 
 A text is a claim's reason, a coverage verdict's reason, or the explanation (the part of the
 result's `reason` after "Judge's explanation: ", or after "Explanation (written by
@@ -8,10 +8,10 @@ offline-scorer): " where the product wrote it). For each kind of text it counts:
 
 - not a sentence: does not end with . ! or ? (closing quotes or brackets may follow);
 - cut mid-word: the text reached the step's bound, where decoding stops it: for results of
-  whole-sentence decoding (they carry `textAuthors`), it has the most words the grammar allows
-  (`MAX_REASON_WORDS` / `MAX_EXPLANATION_WORDS`), so its full stop was forced; for older
-  results, it is not a sentence and ends in a letter or digit at the character bound
-  (`MAX_REASON_CHARS` / `MAX_EXPLANATION_CHARS`);
+  whole-sentence decoding (they carry `textAuthors`), it has the most words the grammar
+  allows (`word_bounds` of the run's free-text style, `--free-text`), so its full stop was
+  forced; for older results, it is not a sentence and ends in a letter or digit at the
+  character bound (`MAX_REASON_CHARS` / `MAX_EXPLANATION_CHARS`);
 - list numbering: starts with "1." / "2)" / "a." and the like, copied from the prompt's lists;
 - foreign characters: a letter of a script no input letter is from (Latin, Cyrillic, CJK, ...
   as Unicode names them), or a symbol that is not ordinary punctuation (⅏, emoji, box drawing);
@@ -42,9 +42,8 @@ sys.path.insert(0, str(ROOT))
 
 from offline_scorer.scorers.summarization.schemas import (  # noqa: E402
     MAX_EXPLANATION_CHARS,
-    MAX_EXPLANATION_WORDS,
     MAX_REASON_CHARS,
-    MAX_REASON_WORDS,
+    word_bounds,
 )
 from offline_scorer.scorers.summarization.sentence import counted_words  # noqa: E402
 
@@ -155,10 +154,13 @@ def check(
     return found
 
 
-def texts_of(result: Mapping[str, Any]) -> Iterator[tuple[str, str, int, int, str, bool]]:
+def texts_of(
+    result: Mapping[str, Any], style: str = "sentences"
+) -> Iterator[tuple[str, str, int, int, str, bool]]:
     """(kind, text, character bound, word bound, extra text whose numbers it may state,
-    product-written) of one result."""
+    product-written) of one result, decoded in free-text `style`."""
     authors = result.get("textAuthors") or {}
+    reason_words, explanation_words = word_bounds(style)
 
     def by_product(key: str, index: int | None = None) -> bool:
         found = authors.get(key)
@@ -169,19 +171,20 @@ def texts_of(result: Mapping[str, Any]) -> Iterator[tuple[str, str, int, int, st
     for i, verdict in enumerate(result["preprocessStepResult"]["alignment"]):
         claim = verdict["claim"]
         product = by_product("alignment", i)
-        yield "claim reason", verdict["reason"], MAX_REASON_CHARS, MAX_REASON_WORDS, claim, product
+        yield "claim reason", verdict["reason"], MAX_REASON_CHARS, reason_words, claim, product
     for i, verdict in enumerate(result["analyzeStepResult"]["coverage"]):
         question = verdict["question"]
         product = by_product("coverage", i)
         reason = verdict["reason"]
-        yield "coverage reason", reason, MAX_REASON_CHARS, MAX_REASON_WORDS, question, product
+        yield "coverage reason", reason, MAX_REASON_CHARS, reason_words, question, product
     explanation = _split_reason(result["reason"])[1]
     if explanation is not None:
         product = by_product("explanation")
-        yield "explanation", explanation, MAX_EXPLANATION_CHARS, MAX_EXPLANATION_WORDS, "", product
+        chars, words = MAX_EXPLANATION_CHARS, explanation_words
+        yield "explanation", explanation, chars, words, "", product
 
 
-def count(results: Path, data: Path) -> dict[str, dict[str, int]]:
+def count(results: Path, data: Path, style: str = "sentences") -> dict[str, dict[str, int]]:
     inputs: dict[str, tuple[str, str]] = {}
     with data.open(encoding="utf-8") as rows:
         for row in rows:
@@ -198,7 +201,7 @@ def count(results: Path, data: Path) -> dict[str, dict[str, int]]:
             source, summary = inputs[str(parsed["id"])]
             scripts = scripts_in([source, summary])
             sentences = "textAuthors" in result  # decoded as whole sentences of known words
-            for kind, text, bound, words, context, product in texts_of(result):
+            for kind, text, bound, words, context, product in texts_of(result, style):
                 word_bound = words if sentences else None
                 if kind == "explanation":
                     allowed = figures_of(result)
@@ -222,9 +225,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("results", type=Path)
     parser.add_argument("--data", type=Path, required=True, help="the file the run scored")
+    parser.add_argument("--free-text", default="sentences", help="the run's free-text style")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    table = count(args.results, args.data)
+    table = count(args.results, args.data, args.free_text)
     print(json.dumps(table, indent=2) if args.json else markdown(table))
 
 

@@ -17,11 +17,19 @@ APP = "offline-scorer"
 CASSETTE_ENV = "OFFLINE_SCORER_CASSETTE"  # default cassette path
 RECORD_MODE_ENV = "OFFLINE_SCORER_RECORD_MODE"  # forces a record mode on every command (CI)
 MODELS_ENV = "OFFLINE_SCORER_MODELS"  # the user's model registry file
-CACHE_DIR_ENV = "OFFLINE_SCORER_CACHE_DIR"  # where model digests are cached
+CACHE_DIR_ENV = "OFFLINE_SCORER_CACHE_DIR"  # where model digests and downloaded wheels go
+DATA_DIR_ENV = "OFFLINE_SCORER_DATA_DIR"  # where `models install` assembles models
 THREADS_ENV = "OFFLINE_SCORER_THREADS"  # CPU threads for live decoding
 RAY_ADDRESS_ENV = "OFFLINE_SCORER_RAY_ADDRESS"  # the cluster `eval --executor ray` joins
 
-ENVIRONMENT = (CASSETTE_ENV, RECORD_MODE_ENV, MODELS_ENV, CACHE_DIR_ENV, THREADS_ENV)
+ENVIRONMENT = (
+    CASSETTE_ENV,
+    RECORD_MODE_ENV,
+    MODELS_ENV,
+    CACHE_DIR_ENV,
+    DATA_DIR_ENV,
+    THREADS_ENV,
+)
 
 
 def default_cassette() -> Path:
@@ -46,6 +54,12 @@ def user_registry_forced() -> bool:
 
 def cache_dir() -> Path:
     return Path(os.environ.get(CACHE_DIR_ENV) or user_cache_dir(APP))
+
+
+def data_dir() -> Path:
+    """The user data dir, where installed models live: unlike the cache, deleting it loses
+    something (a model assembled from its parts, costly to download again)."""
+    return Path(os.environ.get(DATA_DIR_ENV) or user_data_dir(APP))
 
 
 def default_threads() -> int:

@@ -27,11 +27,14 @@ CUT = "The source says the ferry left Port Alder, with passengers, at May."
         ("The source does not say when it left.", None),
         ("The score is", "is not whole sentences"),
         ("1. The ferry left Port Alder on time.", "is not whole sentences"),
-        ("the source says the ferry left Port Alder on time.", "is not whole sentences"),
-        ("The ferry left at nine with 40 people.", "is not whole sentences"),
+        ("the source says the ferry left Port Alder on time.", "does not start with a capital"),
+        ("The source says the ferry left at nine with 40 people.", None),
+        ("The source says the ferry left at nine with 41 people.", "states a number"),
         ("The ferry \u214f left Port Alder on time.", "is not whole sentences"),
-        ("The source says the ferry left Port Alder, \u6771\u4eac.", "is not whole sentences"),
-        ("The source says the ferry left with ilk ible passengers.", "is not whole sentences"),
+        ("The source says the ferry left Port Alder, \u6771\u4eac.", "neither of the inputs"),
+        ("The source says the ferry left with ilk ible passengers.", "uses 'ible'"),
+        ("The source says the ferry departed punctually, as scheduled.", None),
+        ("The summary doesn't say the ferry departed.", None),
         ("The score is.", "too short"),
         ("The source says the ferry left Port Alder. These.", "sentence too short"),
         ("Is it true that about.", "too short"),
@@ -171,7 +174,7 @@ def test_an_unknown_free_text_style_is_one_line(tmp_path) -> None:
     proc = run_cli(
         "score", "--source", str(source), "--summary", str(source), "--free-text", "prose"
     )
-    assert_clean_error(proc, 2, "free_text must be one of sentences, bounded, got 'prose'")
+    assert_clean_error(proc, 2, "free_text must be one of sentences, open, bounded, got 'prose'")
 
 
 def test_a_reason_must_judge_and_be_about_its_subject() -> None:
@@ -190,3 +193,43 @@ def test_a_reason_must_judge_and_be_about_its_subject() -> None:
         problem("The source says the ferry left Port Alder.", 20, WORDS, numbers, about_rain) or ""
     )
     assert problem(GOOD, 20, WORDS, numbers, SUMMARY) is None
+
+
+def _scored_zero_by_coverage(explanation: str) -> dict:
+    judge = ScriptedJudge(
+        alignment=[{"claim": SUMMARY, "supported": True, "reason": GOOD}],
+        questions=["Is it true that the ferry left Port Alder?"],
+        coverage=[
+            {
+                "question": "Is it true that the ferry left Port Alder?",
+                "answered": False,
+                "reason": "The summary does not say where the ferry left from.",
+            }
+        ],
+        reason=explanation,
+    )
+    return json.loads(score_of(judge).to_json())
+
+
+def test_mastras_reason_form_is_shown_verbatim() -> None:
+    """Mastra's reason prompt asks for "The score is {score} because {reason}": a true sentence
+    in that form, with the computed figure as a digit and words of its own, is the judge's."""
+    explanation = "The score is 0 because coverage was the weaker axis."
+    data = _scored_zero_by_coverage(explanation)
+    assert data["score"] == 0
+    assert data["textAuthors"]["explanation"] == "model"
+    assert data["reason"].endswith(f"Judge's explanation: {explanation}")
+
+
+@pytest.mark.parametrize(
+    "explanation",
+    [
+        "The score is 0 because alignment was the weaker axis.",  # coverage limits it
+        "The score is 1 because coverage was the weaker axis.",  # the score is 0
+        "The score is 0 because coverage was the weakr axis.",  # not a word
+    ],
+)
+def test_an_explanation_that_misstates_the_result_is_replaced(explanation: str) -> None:
+    data = _scored_zero_by_coverage(explanation)
+    assert data["textAuthors"]["explanation"] == "product"
+    assert explanation not in data["reason"]

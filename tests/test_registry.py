@@ -43,7 +43,7 @@ def test_user_registry_extends_and_overrides(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("[models.x]\nfile = 'a'\n", "give either 'path', or both 'package' and 'file'"),
+        ("[models.x]\nfile = 'a'\n", "give 'path', 'package' and 'file', or 'parts'"),
         ("[models.x]\npath = 'a'\nthreads = 3\n", r"unknown field\(s\) threads"),
         ("[models.x]\npath = 'a'\ncontext_size = -1\n", "context_size must be"),
         ("default = 'nope'\n", "no usable default model"),

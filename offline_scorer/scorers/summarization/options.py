@@ -16,10 +16,13 @@ from offline_scorer.errors import ConfigError
 SourceExtractor = Callable[[Any, Any], str]
 
 DEFAULT_MAX_QUESTIONS = 10
-FREE_TEXT_STYLES = ("sentences", "bounded")
-"""How the judge's free text is decoded: "sentences" (whole sentences in the inputs' letters,
-see `sentence`), or "bounded" (only a length bound and, for the explanation, no digits: what
-offline-scorer 0.3 sent, kept so its cassettes still replay and upgrade)."""
+FREE_TEXT_STYLES = ("sentences", "open", "bounded")
+"""How the judge's free text is decoded: "sentences" (whole sentences of the inputs' own words,
+see `sentence`: what keeps a small model from looping and writing fragments), "open" (whole
+sentences of any words in the inputs' letters, and numbers: for a judge that writes words of its
+own, a model registry entry's choice), or "bounded" (only a length bound and, for the
+explanation, no digits: what offline-scorer 0.3 sent, kept so its cassettes still replay and
+upgrade). The same readability checks apply to all three."""
 
 _ALIASES = {
     "max_questions": "max_questions",
@@ -44,8 +47,9 @@ class ScorerOptions:
     free_text: str = field(
         default="sentences",
         metadata={
-            "help": "How the judge's reasons are decoded: sentences (default) or bounded "
-            "(as offline-scorer 0.3 did, to replay or upgrade its cassettes)."
+            "help": "How the judge's reasons are decoded: sentences (the inputs' words), "
+            "open (any words; the model's registry entry may choose it) or bounded (as "
+            "offline-scorer 0.3 did, to replay or upgrade its cassettes)."
         },
     )
 

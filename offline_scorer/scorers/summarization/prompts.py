@@ -70,6 +70,13 @@ not write any digits: the numbers are reported separately.
 
 {facts}"""
 
+_REASON_OPEN = """Task: explain this score to a reader in one or two sentences of your own. \
+Say which axis limits the score and why, using the unsupported claims and unanswered \
+questions below. State a number only as it is given here.
+
+{facts}"""
+"""The "open" style's reason prompt: its grammar admits digits, so it asks for true ones."""
+
 _GIVE_REASONS: dict[Layout, str] = {
     "interleaved": "Give a short reason.",
     "verdicts-first": 'Give every verdict first; then, under "reasons", one short reason for '
@@ -122,13 +129,27 @@ SAMPLING: dict[str, SamplingSettings] = {
 }
 """Each step's sampling settings: fixed, so they are part of what decides a result."""
 
+OPEN_SAMPLING: dict[str, SamplingSettings] = {
+    step: SamplingSettings(temperature=0.0, seed=SEED, max_tokens=settings.max_tokens)
+    for step, settings in SAMPLING.items()
+}
+"""The "open" style's: no loop or copy guard. The guard keeps a small model from looping, but a
+capable judge's reasons rightly repeat their openings ("The summary does not state ...") and
+quote the inputs, and under the guard it misspells words to get past a ban ("summmary"). A
+judge that loops anyway hits its word bound, and the readability checks replace the text."""
 
-def _request(step: str, user: str, schema: dict) -> JudgeRequest:
+
+def sampling(step: str, style: str) -> SamplingSettings:
+    """A step's sampling settings under a free-text style."""
+    return (OPEN_SAMPLING if style == "open" else SAMPLING)[step]
+
+
+def _request(step: str, user: str, schema: dict, style: str) -> JudgeRequest:
     return JudgeRequest(
         step=step,
         messages=(Message("system", SYSTEM), Message("user", user)),
         output_schema=schema,
-        sampling=SAMPLING[step],
+        sampling=sampling(step, style),
     )
 
 
@@ -170,7 +191,7 @@ def preprocess_request(
     )
     vocabulary = preprocess_vocabulary(source, summary)
     schema = preprocess_schema(claims, candidates, max_questions, vocabulary, style, layout)
-    return _request("preprocess", user, schema)
+    return _request("preprocess", user, schema, style)
 
 
 def analyze_request(
@@ -188,10 +209,12 @@ def _analyze_request(summary: str, questions: tuple[str, ...], style: str) -> Ju
         give_reasons=_give_reasons(layout, "question"),
     )
     vocabulary = analyze_vocabulary(summary, questions)
-    return _request("analyze", user, coverage_schema(questions, vocabulary, style, layout))
+    schema = coverage_schema(questions, vocabulary, style, layout)
+    return _request("analyze", user, schema, style)
 
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
 def reason_request(facts: str, style: str = "sentences") -> JudgeRequest:
     schema = reason_schema(reason_vocabulary(facts), style)
-    return _request("reason", _REASON.format(facts=facts), schema)
+    template = _REASON_OPEN if style == "open" else _REASON
+    return _request("reason", template.format(facts=facts), schema, style)

@@ -1,14 +1,19 @@
 """Which of the judge's texts a person is shown, and the plain sentence shown instead.
 
-Decoding already confines a live judge's free text to whole sentences of the inputs' words
-(`sentence`). Some failures only show in the finished text: a text that ended only because its
-word bound came (its last sentence is likely cut), or that ends on "and" (closed mid-thought),
-one too short to say anything ("The score is.", "Is it true that about.", "These."), one that
-loops, a number spelled out that the figures do not hold. And a cassette, a scripted judge or a
-user's own `Judge` answers without our grammar, so the grammar's own shape is checked too. Every
-text is checked here, the same way whoever wrote it; one that fails is replaced by a sentence
-the product writes from the verdict itself, and the result says which texts are whose
-(`TextAuthors`). The checks read only the answer and the inputs, so replay repeats them exactly.
+A text is shown as the judge wrote it when it reads as whole sentences and says nothing false
+that can be checked: words (its inputs' words, or words of their language: `known_words`) and
+numbers as digits or words, joined by ordinary punctuation, each sentence starting with a
+capital and the text ending with a full stop; numbers it states are numbers of its inputs (for
+the explanation: the computed figures), an explanation gives the score and the limiting axis as
+they are, and a reason agrees with its verdict and speaks of its subject. Some failures only
+show in the finished text: a text that ended only because its word bound came (its last
+sentence is likely cut), or that ends on "and" (closed mid-thought), one too short to say
+anything ("The score is.", "Is it true that about.", "These."), one that loops. A live judge's
+text was decoded under a grammar (`sentence`); a cassette, a scripted judge or a user's own
+`Judge` answers without it, so the grammar's shape is checked too. Every text is checked here,
+the same way whoever wrote it; one that fails is replaced by a sentence the product writes from
+the verdict itself, and the result says which texts are whose (`TextAuthors`). The checks read
+only the answer and the inputs, so replay repeats them exactly.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Literal, TypeVar
 
 from offline_scorer.scorers.summarization.grounding import QUESTION_FRAME, content_words
+from offline_scorer.scorers.summarization.known_words import scripts_of, unknown_words
 from offline_scorer.scorers.summarization.schemas import (
     ClaimVerdict,
     QuestionVerdict,
@@ -51,7 +57,7 @@ _SCALES = "hundred thousand million billion percent half dozen quarter"
 _NUMBER_WORDS = {word: value for value, word in enumerate(_ONES.split())}
 _NUMBER_WORDS.update((word, 30 + 10 * index) for index, word in enumerate(_TENS.split()))
 _SCALE_WORDS = frozenset(_SCALES.split())
-_DIGITS = re.compile(r"\d+")
+_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 # A reason speaks of what is judged or of the verdict: at least one of these (a restated source
 # sentence, "The answer is yes." or "Yes, it is true that Um I'm not sure." does not).
 _REASON_MARKERS = (
@@ -80,31 +86,46 @@ MIN_ON_SUBJECT = 0.5
 must hold: a reason that speaks mostly of other facts is about another claim or question."""
 
 
-_NOT_SENTENCES = "is not whole sentences of the inputs' and judging words"
+_NOT_SENTENCES = "is not whole sentences of words and numbers"
+_NUMBER = r"\d+(?:[.,]\d+)*"
+_TOKEN = rf"(?:[^\W\d_]+|{_NUMBER})"
 _SHAPE = re.compile(
     r"[^\W\d_]+(?:(?:"
     + "|".join(re.escape(separator) for separator in SEPARATORS)
-    + r")[^\W\d_]+|\. [^\W\d_]+)*\."
+    + rf"){_TOKEN}|\. [^\W\d_]+)*\."
 )
+_LETTER_WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
 
 
-def _off_vocabulary(text: str, vocabulary: Vocabulary) -> bool:
-    """Whether a word is outside the vocabulary, or a sentence starts without a capital: the
-    vocabulary's side of `sentence_pattern`, checked by set lookups (the pattern itself is a
-    large regex that differs per document, too slow to compile on every replay)."""
+def _word_problem(text: str, vocabulary: Vocabulary) -> str | None:
+    """Why a word may not stand in the text (None: every word may): a sentence must start with a
+    capital (or a word the inputs write so), and a word outside the inputs' and judging words
+    must be a word of the inputs' scripts (`known_words`). The vocabulary's side is set lookups:
+    texts decoded under a vocabulary-confined grammar pass on them alone."""
     starts, body = allowed_words(vocabulary)
     for sentence in text[:-1].split(". "):
-        words = counted_words(sentence)
-        if not words or words[0] not in starts or any(w not in body for w in words[1:]):
-            return True
-    return False
+        first = counted_words(sentence)[:1]
+        if not first or (first[0] not in starts and not first[0][:1].isupper()):
+            return "has a sentence that does not start with a capital"
+    outside = [
+        word
+        for word in _LETTER_WORD.findall(text)
+        if any(part not in body and part not in starts for part in counted_words(word))
+    ]
+    if not outside:
+        return None
+    scripts = scripts_of(vocabulary.words)
+    unknown = unknown_words(outside, scripts)
+    if unknown:
+        return f"uses {unknown[0]!r}, a word neither of the inputs nor of their language"
+    return None
 
 
 @functools.lru_cache(maxsize=4096)
 def numbers_stated(text: str) -> frozenset[str]:
     """The numbers a text states, as words or digits, in one spelling ("3", "three" -> "3").
     Cached: a source's numbers are read once per verdict."""
-    found = set(_DIGITS.findall(text))
+    found = {number.replace(",", "") for number in _DIGITS.findall(text)}
     for word in _WORD.findall(text.lower()):
         if word in _NUMBER_WORDS:
             found.add(str(_NUMBER_WORDS[word]))
@@ -149,8 +170,9 @@ def problem(
         return "ended only at its word bound"
     if any(len(counted_words(sentence)) < MIN_SENTENCE_WORDS for sentence in text.split(". ")):
         return "has a sentence too short to say anything"
-    if _off_vocabulary(text, vocabulary):
-        return _NOT_SENTENCES
+    word_problem = _word_problem(text, vocabulary)
+    if word_problem is not None:
+        return word_problem
     stated = numbers_stated(text)
     if stated and stated - numbers_stated(numbers_from):
         return "states a number the figures do not hold"
@@ -272,3 +294,22 @@ def coverage_reasons(
         _coverage_sentence,
         judged,
     )
+
+
+_AXES = frozenset({"alignment", "coverage"})
+_SCORE_STATED = re.compile(r"\bscore (?:is|was|of) (\d+(?:\.\d+)?)")
+
+
+def misstates(text: str, score: float, limiting_axis: str) -> str | None:
+    """Why an explanation misstates the result (None: it does not): it gives the score as
+    another of the figures ("The score is 1" when it is 0), or names only the axis that does
+    not limit it ("coverage was the weaker axis" when alignment was)."""
+    stated = _SCORE_STATED.findall(text.lower())
+    if any(float(value) != score for value in stated):
+        return f"gives the score as {stated[0]} where it is {score:g}"
+    if limiting_axis not in _AXES:
+        return None
+    named = _AXES.intersection(_WORD.findall(text.lower()))
+    if named and limiting_axis not in named:
+        return f"names {min(named)} where {limiting_axis} limits the score"
+    return None

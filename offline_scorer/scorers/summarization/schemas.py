@@ -18,12 +18,23 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from offline_scorer.scorers.summarization.sentence import Vocabulary, sentence_pattern
+from offline_scorer.scorers.summarization.sentence import (
+    Vocabulary,
+    open_pattern,
+    sentence_pattern,
+)
 
 # Decoding bounds: generous for summaries of a few sentences, tight enough that a looping small
 # model stops within seconds. Changing any of them changes grammars and cassette keys.
 MAX_REASON_WORDS = 20  # why one verdict was given
 MAX_EXPLANATION_WORDS = 45  # the reason step's explanation
+# The "open" style's bounds: a judge writing its own words needs room to finish a sentence
+# (at a bound a sentence stops mid-thought, or its last words run together); a reason is one
+# sentence, an explanation one or more. Each text starts
+# with words naming what it speaks of, so a reason says what the source or summary holds.
+OPEN_REASON_WORDS = 24  # one sentence: a reason that goes on restates its inputs
+OPEN_EXPLANATION_WORDS = 45
+OPENINGS = {"alignment": "The source", "coverage": "The summary", "explanation": "The score"}
 # The "bounded" free-text style (offline-scorer 0.3's requests) bounds characters instead.
 MAX_REASON_CHARS = 100
 MAX_EXPLANATION_CHARS = 240
@@ -183,13 +194,29 @@ def _inline(schema: dict[str, Any]) -> dict[str, Any]:
     return walk(schema)
 
 
+def word_bounds(style: str) -> tuple[int, int]:
+    """(reason, explanation) word bounds of a free-text style's grammar and checks."""
+    if style == "open":
+        return OPEN_REASON_WORDS, OPEN_EXPLANATION_WORDS
+    return MAX_REASON_WORDS, MAX_EXPLANATION_WORDS
+
+
 def _text(
-    node: dict[str, Any], max_words: int, max_chars: int, vocabulary: Vocabulary, style: str
+    node: dict[str, Any],
+    max_words: int,
+    max_chars: int,
+    vocabulary: Vocabulary,
+    style: str,
+    opening: str,
 ) -> None:
     """A free text: whole sentences of at most `max_words` words in the inputs' vocabulary; in
-    the "bounded" style (see `options.FREE_TEXT_STYLES`) 1 to `max_chars` characters."""
+    the "open" style any words in the inputs' letters, and numbers; in the "bounded" style 1 to
+    `max_chars` characters (see `options.FREE_TEXT_STYLES`)."""
     if style == "bounded":
         node.update(minLength=1, maxLength=max_chars)
+    elif style == "open":
+        one_sentence = opening != OPENINGS["explanation"]
+        node["pattern"] = open_pattern(max_words, vocabulary, opening, one_sentence)
     else:
         node["pattern"] = sentence_pattern(max_words, vocabulary)
 
@@ -216,7 +243,8 @@ def _reason_node(schema: dict[str, Any], verdicts: str, layout: Layout) -> dict[
 def _preprocess_template(vocabulary: Vocabulary, style: str, layout: Layout) -> dict[str, Any]:
     schema = _schema(preprocess_model(layout))
     reason = _reason_node(schema, "alignment", layout)
-    _text(reason, MAX_REASON_WORDS, MAX_REASON_CHARS, vocabulary, style)
+    words = word_bounds(style)[0]
+    _text(reason, words, MAX_REASON_CHARS, vocabulary, style, OPENINGS["alignment"])
     return schema
 
 
@@ -279,7 +307,8 @@ def preprocess_schema(
 def _coverage_template(vocabulary: Vocabulary, style: str, layout: Layout) -> dict[str, Any]:
     schema = _schema(coverage_model(layout))
     reason = _reason_node(schema, "coverage", layout)
-    _text(reason, MAX_REASON_WORDS, MAX_REASON_CHARS, vocabulary, style)
+    words = word_bounds(style)[0]
+    _text(reason, words, MAX_REASON_CHARS, vocabulary, style, OPENINGS["coverage"])
     return schema
 
 
@@ -310,7 +339,8 @@ def reason_schema(vocabulary: Vocabulary, style: str = "sentences") -> dict[str,
     Cached and shared, as the other step schemas' templates are: treat it as read-only."""
     schema = _schema(ReasonOutput)
     explanation = schema["properties"]["explanation"]
-    _text(explanation, MAX_EXPLANATION_WORDS, MAX_EXPLANATION_CHARS, vocabulary, style)
+    words = word_bounds(style)[1]
+    _text(explanation, words, MAX_EXPLANATION_CHARS, vocabulary, style, OPENINGS["explanation"])
     if style == "bounded":
         explanation["pattern"] = NO_DIGITS_PATTERN
     return schema

@@ -30,12 +30,11 @@ from offline_scorer.scorers.summarization.result import (
 from offline_scorer.scorers.summarization.rule import AXES, align_verdicts, score_verdicts
 from offline_scorer.scorers.summarization.runs import resolve_source, resolve_summary, split_run
 from offline_scorer.scorers.summarization.schemas import (
-    MAX_EXPLANATION_WORDS,
-    MAX_REASON_WORDS,
     ReasonOutput,
     coverage_model,
     layout_of,
     preprocess_model,
+    word_bounds,
 )
 
 REQUESTS_REVISION = 2
@@ -67,7 +66,8 @@ class SummarizationScorer:
 
     def identity(self) -> dict[str, Any]:
         """Options and each step's sampling settings (fixed by the prompts)."""
-        sampling = {step: settings.normalized() for step, settings in prompts.SAMPLING.items()}
+        style = self.options.free_text
+        sampling = {step: prompts.sampling(step, style).normalized() for step in prompts.SAMPLING}
         return {
             "options": self.options.identity(),
             "sampling": sampling,
@@ -98,6 +98,7 @@ class SummarizationScorer:
         """Score a summary against a source given as plain text."""
         max_questions, style = self.options.max_questions, self.options.free_text
         layout = layout_of(style)
+        reason_words, explanation_words = word_bounds(style)
         pre, pre_completion = ask(
             self.judge,
             prompts.preprocess_request(source, summary, max_questions, style),
@@ -109,7 +110,7 @@ class SummarizationScorer:
             pre.verdicts() if summary.strip() else [],
             prompts.preprocess_vocabulary(source, summary),
             f"{source}\n{summary}",
-            MAX_REASON_WORDS,
+            reason_words,
         )
         asked = pre.questions[:max_questions]
         cov, cov_completion = ask(
@@ -120,7 +121,7 @@ class SummarizationScorer:
             align_verdicts(asked, cov.verdicts()),
             prompts.analyze_vocabulary(summary, asked),
             summary,
-            MAX_REASON_WORDS,
+            reason_words,
             judged=len(cov.coverage),
         )
         outcome = score_verdicts(claims, asked, coverage, self.options.scale)
@@ -130,10 +131,10 @@ class SummarizationScorer:
         figures = figures_of(outcome)
         by_judge = (
             readable.problem(
-                explanation, MAX_EXPLANATION_WORDS, prompts.reason_vocabulary(shown), figures, shown
+                explanation, explanation_words, prompts.reason_vocabulary(shown), figures, shown
             )
-            is None
-        )
+            or readable.misstates(explanation, outcome.score, outcome.limiting_axis)
+        ) is None
         if not by_judge:
             explanation = written_explanation(outcome)
         probabilities = None

@@ -134,3 +134,35 @@ def sentence_pattern(max_words: int, vocabulary: Vocabulary) -> str:
 def counted_words(text: str) -> list[str]:
     """The words of a text as `sentence_pattern` counts them: runs of letters."""
     return _LETTER_RUN.findall(text)
+
+
+_ASCII_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_NUMBER_PATTERN = "[0-9]{1,9}(?:[.,][0-9]{1,9})?"
+
+
+def _letter_class(letters: str) -> str:
+    """A regex class of these letters (each once, sorted; no class syntax among letters)."""
+    return "[" + "".join(sorted(set(letters))) + "]"
+
+
+@functools.lru_cache(maxsize=64)
+def open_pattern(
+    max_words: int, vocabulary: Vocabulary, opening: str = "", one_sentence: bool = False
+) -> str:
+    """Whole sentences of at most `max_words` words written in the inputs' letters (any word,
+    not only theirs) or numbers in digits, starting with `opening` (words of its own): the
+    "open" style, for a judge that writes words of its own; `one_sentence` allows no second
+    sentence. The shape is `sentence_pattern`'s
+    (capitalised starts, one separator between words, a full stop at the end); which words are
+    words, and which numbers are true, is checked in `readable` afterwards."""
+    letters = _ASCII_LETTERS + "".join(c for w in vocabulary.words for c in w if c.isalpha())
+    capitals = "".join(c for c in letters if c.isupper())
+    letter = _letter_class(letters)
+    first = f"{_letter_class(capitals)}{letter}{{0,{MAX_WORD_LETTERS - 1}}}"
+    word = f"(?:{letter}{{1,{MAX_WORD_LETTERS}}}|{_NUMBER_PATTERN})"
+    joined = "|".join(SEPARATORS)
+    fixed = len(counted_words(opening))
+    start = opening if fixed else first
+    more = max_words - max(fixed, 1)
+    step = f"(?:{joined}){word}" if one_sentence else f"(?:{joined}){word}|\\. {first}"
+    return f"^{start}(?:{step}){{{int(fixed > 0)},{more}}}[{_END}]$"
