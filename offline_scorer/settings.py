@@ -17,6 +17,7 @@ APP = "offline-scorer"
 CASSETTE_ENV = "OFFLINE_SCORER_CASSETTE"  # default cassette path
 RECORD_MODE_ENV = "OFFLINE_SCORER_RECORD_MODE"  # forces a record mode on every command (CI)
 MODELS_ENV = "OFFLINE_SCORER_MODELS"  # the user's model registry file
+MODEL_ENV = "OFFLINE_SCORER_MODEL"  # the model "default" means, over the registry's default
 CACHE_DIR_ENV = "OFFLINE_SCORER_CACHE_DIR"  # where model digests and downloaded wheels go
 DATA_DIR_ENV = "OFFLINE_SCORER_DATA_DIR"  # where `models install` assembles models
 THREADS_ENV = "OFFLINE_SCORER_THREADS"  # CPU threads for live decoding
@@ -26,6 +27,7 @@ ENVIRONMENT = (
     CASSETTE_ENV,
     RECORD_MODE_ENV,
     MODELS_ENV,
+    MODEL_ENV,
     CACHE_DIR_ENV,
     DATA_DIR_ENV,
     THREADS_ENV,
@@ -77,3 +79,9 @@ def default_threads() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
+
+
+def default_model_override() -> str | None:
+    """$OFFLINE_SCORER_MODEL: a registry name every command's default judge means (a CI job or
+    a test suite pins its judge without repeating --model)."""
+    return os.environ.get(MODEL_ENV) or None

@@ -10,12 +10,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
+MECHANICS_MODEL = "smollm2-135m"
 
 
 def pytest_configure(config: pytest.Config) -> None:
     # CLI runs record by default; keep those recordings out of the user's data dir.
     scratch = Path(tempfile.mkdtemp(prefix="offline-scorer-tests-"))
     os.environ.setdefault("OFFLINE_SCORER_CASSETTE", str(scratch / "default.oscas"))
+    # Tests of mechanics run on the small judge the committed cassettes were recorded with,
+    # by name; tests/test_default_judge.py runs the shipped default (the env var removed).
+    os.environ.setdefault("OFFLINE_SCORER_MODEL", MECHANICS_MODEL)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -82,8 +82,8 @@ def test_readable_output_shows_score_axes_and_reason():
         "coverage ",
         "limiting ",
         "reason: Score ",
-        "unsupported claims:",
-        "unanswered questions:",
+        "claims:",
+        "questions:",
     ):
         assert label in out, out
 

@@ -86,3 +86,28 @@ def test_spinner_wraps_any_judge_and_cleans_its_line():
     assert judge.complete(request).text.startswith("{")
     assert "model-x: reason (1/3)" in stream.getvalue()
     assert stream.getvalue().endswith("\r")
+
+
+def test_a_judges_scorer_options_apply_unless_a_command_sets_them(tmp_path, monkeypatch):
+    from offline_scorer.assembly.open import JudgeSettings
+    from offline_scorer.assembly.run_spec import RunSpec
+
+    (tmp_path / "mine.gguf").write_bytes(b"GGUF")
+    user = tmp_path / "models.toml"
+    user.write_text(
+        '[models.mine]\npath = "mine.gguf"\n'
+        '[models.mine.scorer_options.summarization]\nfree_text = "open"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("OFFLINE_SCORER_MODELS", str(user))
+    mine = JudgeSettings(model="mine")
+    assert RunSpec.of("summarization", {}, mine).options.free_text == "open"
+    assert RunSpec.of("summarization", None, mine).options.max_questions == 10
+    given = {"free_text": "sentences"}
+    assert RunSpec.of("summarization", given, mine).options.free_text == "sentences"
+    smol = JudgeSettings(model="smollm2-135m")
+    assert RunSpec.of("summarization", {}, smol).options.free_text == "sentences"
+    assert load_registry().models["mine"].to_table()["scorer_options"] == {
+        "summarization": {"free_text": "open"}
+    }
+    assert "scorer_options" not in load_registry().models["smollm2-135m"].to_table()

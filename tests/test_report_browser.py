@@ -9,7 +9,10 @@ elsewhere it is skipped.
 
 from __future__ import annotations
 
+import json
+import math
 import os
+import random
 import shutil
 import struct
 import subprocess
@@ -22,12 +25,15 @@ import pytest
 
 from offline_scorer.report import write_report
 from tests.test_report import failed, ok, write_jsonl
+from tests.test_report_quality import labelled
 
 HOSTILE_ID = "<script>alert(1)</script>"
 HOSTILE_REASON = "\"quotes\" & 'apostrophes'"
 CLOSING_ID = "</svg>"
 FAILED_ID = '"quoted" <id>'
 FAILED_MESSAGE = "model said </td><td>"
+# Where `OFFLINE_SCORER_SCREENSHOT=1` saves a picture of the judge-quality section (the README's).
+QUALITY_SHOT = Path(__file__).resolve().parents[1] / "docs" / "report-quality-example.png"
 
 # No network: any outside reference would show as a net::ERR_ line in the log.
 FLAGS = (
@@ -280,3 +286,85 @@ def test_a_screenshot_is_drawn(chromium, page, tmp_path):
     assert (width, height) == (1200, 2200)
     # A blank or unstyled page has a handful of byte values; text, bars and points many.
     assert len(set(pixels)) > 100
+
+
+# --------------------------------------------------------------------------- judge quality
+
+
+def labelled_items(count: int = 80, seed: int = 3) -> list[dict]:
+    """A judge that ranks faithful summaries higher but is overconfident, with tied P(true)
+    (two places), a few items without a probability and one without a label."""
+    rng = random.Random(seed)
+    items = []
+    for n in range(count):
+        truth = rng.random() < 0.55
+        p = min(1.0, max(0.0, round(rng.gauss(0.72 if truth else 0.45, 0.2), 2)))
+        probabilities = None if n % 16 == 5 else [p, min(1.0, p + 0.1)]
+        alignment = 1 if probabilities is None or p >= 0.5 else 0.5
+        items.append(labelled(f"item-{n}", alignment, 1, {"faithful": truth}, probabilities))
+    items.append(labelled("unlabelled", 1, 1, {}, [0.9]))
+    return items
+
+
+# Run inside a copy of the page only (the report itself holds no script): the boxes of the
+# quality section's charts, as the browser laid them out, written into the DOM.
+MEASURE = """<script>
+const boxes = {};
+for (const name of ["roc", "reliability"]) {
+  const box = document.querySelector("svg." + name).getBoundingClientRect();
+  boxes[name] = [box.width, box.height];
+}
+const section = document.getElementById("judge-quality").getBoundingClientRect();
+boxes.section = [section.width, section.bottom];
+const out = document.createElement("pre");
+out.id = "boxes";
+out.textContent = JSON.stringify(boxes);
+document.body.append(out);
+</script>"""
+# Only the judge-quality section, for its picture.
+ONLY_QUALITY = "<style>body > :not(#judge-quality) { display: none; }</style>"
+
+
+def _measure(chromium: str, page: Path, profile: Path) -> tuple[Element, dict]:
+    """The page's DOM after MEASURE ran in a copy of it, and the boxes it measured."""
+    measured = page.with_name(f"measured-{page.name}")
+    text = page.read_text(encoding="utf-8")
+    measured.write_text(text.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    proc = run_chromium(
+        chromium, profile, "--dump-dom", "--window-size=1120,900", measured.as_uri()
+    )
+    tree = _Tree()
+    tree.feed(proc.stdout.decode("utf-8"))
+    tree.close()
+    return tree.root, json.loads(tree.root.all("pre")[-1].text())
+
+
+def test_the_quality_charts_are_drawn(chromium, tmp_path):
+    results = write_jsonl(tmp_path / "labelled.jsonl", labelled_items())
+    page = tmp_path / "labelled.html"
+    write_report(results, page)
+    dom, boxes = _measure(chromium, page, tmp_path / "profile")
+    section = next(s for s in dom.all("section") if s.attrs.get("id") == "judge-quality")
+    roc, reliability = section.all("svg")
+    assert roc.all("title")[0].text().startswith("ROC curve, AUC 0.")
+    assert len(roc.all("polyline", "curve")) == 1 and len(roc.all("g", "marker")) == 1
+    assert reliability.all("g", "bin")
+    assert "left out for having none" in section.all("figcaption")[0].text()
+    for name in ("roc", "reliability"):
+        width, height = boxes[name]
+        assert width > 300 and height > 300, (name, boxes)
+    if os.environ.get("OFFLINE_SCORER_SCREENSHOT") == "1":
+        alone = tmp_path / "quality.html"
+        text = page.read_text(encoding="utf-8")
+        alone.write_text(text.replace("</head>", ONLY_QUALITY + "</head>"), encoding="utf-8")
+        _, laid_out = _measure(chromium, alone, tmp_path / "profile")
+        width, height = 1120, math.ceil(laid_out["section"][1]) + 24
+        run_chromium(
+            chromium,
+            tmp_path / "profile",
+            f"--screenshot={QUALITY_SHOT}",
+            f"--window-size={width},{height}",
+            "--hide-scrollbars",
+            alone.as_uri(),
+        )
+        assert _png_pixels(QUALITY_SHOT.read_bytes())[:2] == (width, height)

@@ -8,6 +8,7 @@ rebuild their scorer from it) and satisfies `batch.recipe.Recipe`.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,9 +47,16 @@ class RunSpec:
     def of(
         cls, kind: str | None = None, options: Any = None, judge: JudgeSettings | None = None
     ) -> RunSpec:
-        """A recipe with its kind looked up and its options validated (a ConfigError else)."""
+        """A recipe with its kind looked up and its options validated (a ConfigError else).
+
+        Options given as a mapping (or None) stand on the judge's registry defaults for the
+        kind (`scorer_options`); an options object is taken whole."""
         spec = get_spec(kind or DEFAULT_KIND)
-        return cls(spec.kind, spec.make_options(options), judge or JudgeSettings())
+        judge = judge or JudgeSettings()
+        if options is None or isinstance(options, Mapping):
+            defaults = load_registry().resolve(judge.model).scorer_options.get(spec.kind, {})
+            options = {**defaults, **(options or {})}
+        return cls(spec.kind, spec.make_options(options), judge)
 
     @property
     def spec(self) -> ScorerSpec:

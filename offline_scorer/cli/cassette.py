@@ -146,11 +146,12 @@ def upgrade_command(
 
     Give the scorer kind and options, model and backend it was recorded with.
     """
+    from offline_scorer.assembly.open import JudgeSettings
     from offline_scorer.assembly.run_spec import RunSpec
     from offline_scorer.assembly.upgrade import upgrade_cassette
     from offline_scorer.batch.datasets import iter_dataset
 
-    recipe = RunSpec.of(scorer.kind, scorer.options())
+    recipe = RunSpec.of(scorer.kind, scorer.options(), JudgeSettings(model=model, backend=backend))
     report = upgrade_cassette(
         old,
         new,

@@ -26,8 +26,9 @@ class ScorerChoice:
     kind: str
     given: Mapping[str, Any]
 
-    def options(self) -> Any:
-        """The kind's options object; a flag the kind does not have is a one-line error."""
+    def options(self) -> Mapping[str, Any]:
+        """The options set by flags, checked against the kind's (a flag the kind does not have
+        is a one-line error); the recipe adds the judge's defaults and validates them."""
         spec = registry.get_spec(self.kind)
         own = {option.name for option in cli_options(spec.options)}
         foreign = [name for name in self.given if name not in own]
@@ -37,7 +38,8 @@ class ScorerChoice:
                 f"{_flag(foreign[0])} is not an option of the {spec.kind} scorer "
                 f"(its options: {flags})"
             )
-        return spec.make_options(dict(self.given))
+        spec.make_options(dict(self.given))  # a bad value fails here, before any judge
+        return dict(self.given)
 
 
 def _flag(name: str) -> str:

@@ -142,6 +142,12 @@ class ModelEntry(BaseModel):
     )
     backend: str = Field(DEFAULT_BACKEND, description="an installed backend's name")
     quality: MeasuredQuality | None = Field(None, description="a table written by calibrate")
+    scorer_options: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="a table of option tables, one per scorer kind"
+    )
+    """Options a scorer kind runs with on this judge unless a command sets them: how much a
+    judge is confined is a property of the judge (`free_text = "sentences"` keeps a small model
+    from looping; a capable one writes its own words under "open")."""
 
     @model_validator(mode="after")
     def _one_location(self) -> ModelEntry:
@@ -161,7 +167,7 @@ class ModelEntry(BaseModel):
             for key, value in self.model_dump(
                 mode="json", include=set(ModelEntry.model_fields), exclude_none=True
             ).items()
-            if value != "" and not (key == "backend" and value == DEFAULT_BACKEND)
+            if value not in ("", {}) and not (key == "backend" and value == DEFAULT_BACKEND)
         }
 
 

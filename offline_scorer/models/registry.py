@@ -24,7 +24,13 @@ from offline_scorer.models.entry import (
     parse_entry,
     resolve_path,
 )
-from offline_scorer.settings import data_dir, user_registry_forced, user_registry_path
+from offline_scorer.settings import (
+    MODEL_ENV,
+    data_dir,
+    default_model_override,
+    user_registry_forced,
+    user_registry_path,
+)
 
 SHIPPED_REGISTRY = Path(__file__).with_name("models.toml")
 _FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")  # a name that is safe as a file name
@@ -158,6 +164,14 @@ def load_registry() -> Registry:
         user_default, user_models = _read(user)
         models = {**models, **user_models}
         default = user_default or default
+    override = default_model_override()
+    if override is not None:
+        if override not in models:
+            known = ", ".join(sorted(models))
+            raise ConfigError(
+                f"{MODEL_ENV}={override!r} names no registered model; known models: {known}"
+            )
+        default = override
     if default is None or default not in models:
         raise ConfigError(f"the model registry names no usable default model ({default!r})")
     return Registry(default=default, models=models)

@@ -4,7 +4,8 @@ The page is Jinja2 templates (templates/) with autoescape on, so every value fro
 (ids, claims, reasons, axis names, messages) is escaped where it is written, and none is escaped
 by hand. Before escaping, each value is made printable: control characters become U+FFFD and
 lone surrogates "?", so a hostile or broken id still gives a valid UTF-8 page. This module picks
-what the page shows; the templates say how it looks, and charts.py computes the charts.
+what the page shows; the templates say how it looks, and charts.py and quality_charts.py
+compute the charts.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from offline_scorer.report.aggregate import aggregate, lowest_indices, ok_items
 from offline_scorer.report.axes import limits
 from offline_scorer.report.charts import axis_colours, coordinate, css_name, histogram, scatter
 from offline_scorer.report.lines import kind_of, read_results
-from offline_scorer.report.model import Aggregate
+from offline_scorer.report.model import Aggregate, BinaryQuality
 from offline_scorer.report.numbers import num
 from offline_scorer.report.provenance import Provenance
+from offline_scorer.report.quality_charts import quality_charts
 from offline_scorer.report.table import interval, quality_heading, quality_rows
 from offline_scorer.scorers.spec import VerdictColumn
 
@@ -109,6 +111,10 @@ def render_html(
             quality_rows=quality_rows(agg.quality),
             heading=heading,
             left_out=left_out,
+            # what the weakest-P(true) AUC means, drawn: only a binary label has classes
+            qcharts=quality_charts(items, agg.quality)
+            if isinstance(agg.quality, BinaryQuality)
+            else None,
         )
     return _environment().get_template("page.html").render(context)
 

@@ -118,6 +118,46 @@ def _figure(statistic: Callable[..., float | None], columns: Sequence[Sequence[A
     )
 
 
+def labelled(
+    items: Sequence[Mapping[str, Any]], label: str, read: Callable[[Any], Any]
+) -> tuple[list[tuple[Mapping[str, Any], Any]], Excluded]:
+    """The ok items with a usable `label` value (as `read` gives it), and what was left out.
+
+    One definition, so the figures and the page's quality charts count the same items.
+    """
+    used: list[tuple[Mapping[str, Any], Any]] = []
+    excluded = {"failed": 0, "missing": 0, "invalid": 0}
+    for item in items:
+        meta = _metadata(item)
+        if item["status"] != "ok":
+            excluded["failed"] += 1
+        elif meta.get(label) is None:
+            excluded["missing"] += 1
+        elif (value := read(meta[label])) is None:
+            excluded["invalid"] += 1
+        else:
+            used.append((item, value))
+    return used, Excluded(**excluded)
+
+
+def _label_field(
+    spec: ScorerSpec, items: Sequence[Mapping[str, Any]], label: str | None
+) -> str | None:
+    """The field named, or the first of the kind's label fields some item has; a named field
+    that no item has is refused, since a misspelt --label would otherwise report nothing."""
+    if label is None:
+        return next(
+            (name for name in spec.label_fields if any(name in _metadata(i) for i in items)),
+            None,
+        )
+    if not any(label in _metadata(item) for item in items):
+        raise InputError(
+            f"label field {label!r} is in the metadata of no item; the data rows "
+            'need that field (e.g. "faithful": true)'
+        )
+    return label
+
+
 def judge_quality(
     spec: ScorerSpec, items: Sequence[Mapping[str, Any]], label: str | None = None
 ) -> Quality | None:
@@ -128,36 +168,15 @@ def judge_quality(
     Failed items and items without a usable label are left out and counted. A named field that
     no item has is an InputError.
     """
+    label = _label_field(spec, items, label)
     if label is None:
-        label = next(
-            (name for name in spec.label_fields if any(name in _metadata(i) for i in items)),
-            None,
-        )
-        if label is None:
-            return None
-    elif not any(label in _metadata(item) for item in items):
-        raise InputError(
-            f"label field {label!r} is in the metadata of no item; the data rows "
-            'need that field (e.g. "faithful": true)'
-        )
+        return None
     kind = _label_kind(spec, items, label)
-    read = binary_label if kind == "binary" else numeric_label
-    used: list[tuple[Mapping[str, Any], Any]] = []
-    excluded = {"failed": 0, "missing": 0, "invalid": 0}
-    for item in items:
-        meta = _metadata(item)
-        if item["status"] != "ok":
-            excluded["failed"] += 1
-        elif meta.get(label) is None:
-            excluded["missing"] += 1
-        elif read(meta[label]) is None:
-            excluded["invalid"] += 1
-        else:
-            used.append((item, read(meta[label])))
+    used, excluded = labelled(items, label, binary_label if kind == "binary" else numeric_label)
     common: dict[str, Any] = {
         "label": label,
         "items": len(used),
-        "excluded": Excluded(**excluded),
+        "excluded": excluded,
         "level": LEVEL,
         "resamples": RESAMPLES,
         "seed": SEED,

@@ -28,8 +28,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from offline_scorer.judging.protocol import Message, SamplingSettings
+from offline_scorer.models.registry import ModelSpec
 from offline_scorer.scorers.summarization.grounding import claims_of, question_candidates
-from offline_scorer.scorers.summarization.prompts import SAMPLING, preprocess_vocabulary
+from offline_scorer.scorers.summarization.options import ScorerOptions
+from offline_scorer.scorers.summarization.prompts import preprocess_vocabulary, sampling
 from offline_scorer.scorers.summarization.schemas import (
     NO_DIGITS_PATTERN,
     coverage_schema,
@@ -37,7 +39,7 @@ from offline_scorer.scorers.summarization.schemas import (
 )
 from offline_scorer.scorers.summarization.sentence import vocabulary_of
 
-__all__ = ["MASTRA_VERSIONS", "Grounded", "recognise"]
+__all__ = ["MASTRA_VERSIONS", "Grounded", "free_text_style", "recognise"]
 
 MASTRA_VERSIONS = ("@mastra/evals 1.10.2",)
 """The versions whose prompt text is recognised (tested against the real package)."""
@@ -76,12 +78,21 @@ class Grounded:
     text_reply: bool = False
 
 
-def recognise(messages: Sequence[Message]) -> Grounded | None:
+def free_text_style(spec: ModelSpec) -> str:
+    """How the served judge's free text is decoded: its registry entry's summarization choice
+    (`scorer_options`), as the library's scorer would on the same judge; a value no scorer
+    accepts is a one-line ConfigError when the server starts."""
+    chosen = spec.scorer_options.get("summarization", {}).get("free_text", "sentences")
+    return ScorerOptions(free_text=chosen).free_text
+
+
+def recognise(messages: Sequence[Message], style: str = "sentences") -> Grounded | None:
     """The grounded decoding for Mastra's summarization prompts; None for any other request.
 
-    Free text in every step (the verdicts' reasons, the explanation) may not copy a run of the
-    prompt's fixed text: Mastra's worked examples ("95% accuracy, which contradicts 99%") are
-    what a small model would otherwise write about any pair.
+    Reasons are decoded in the judge's free-text `style`. Under the guarded styles, free text
+    in every step (the verdicts' reasons, the explanation) may not copy a run of the prompt's
+    fixed text: Mastra's worked examples ("95% accuracy, which contradicts 99%") are what a
+    small model would otherwise write about any pair.
     """
     if len(messages) != 2 or messages[0].role != "system" or messages[1].role != "user":
         return None
@@ -90,20 +101,24 @@ def recognise(messages: Sequence[Message]) -> Grounded | None:
         return None
     user = messages[1].content
     if user.startswith(_PRE_START):
-        return _preprocess(system, user)
+        return _preprocess(system, user, style)
     if user.startswith(_ANA_START):
-        return _analyze(system, user)
+        return _analyze(system, user, style)
     if user.startswith(_REA_START):
-        return _reason(system, user)
+        return _reason(system, user, style)
     return None
 
 
-def _guarded(step: str, fixed: Sequence[str]) -> SamplingSettings:
-    """The library's settings for `step`, its free text kept off the prompt's fixed text."""
-    return replace(SAMPLING[step], no_copy=tuple(part for part in fixed if part.strip()))
+def _guarded(step: str, fixed: Sequence[str], style: str) -> SamplingSettings:
+    """The library's settings for `step` in `style`; where it guards free text, kept off the
+    prompt's fixed text too."""
+    settings = sampling(step, style)
+    if not settings.no_repeat_ngram:
+        return settings
+    return replace(settings, no_copy=tuple(part for part in fixed if part.strip()))
 
 
-def _preprocess(system: str, user: str) -> Grounded | None:
+def _preprocess(system: str, user: str, style: str) -> Grounded | None:
     cap = _PRE_MAX.search(user)
     end = user.find(_PRE_END)
     start = user.find(_PRE_SOURCE, user.rfind("\n}"))  # the inputs follow the worked example
@@ -117,13 +132,13 @@ def _preprocess(system: str, user: str) -> Grounded | None:
     vocabulary = preprocess_vocabulary(source, summary)
     claims, candidates = claims_of(summary), question_candidates(source)
     schema = preprocess_schema(
-        claims, candidates, int(cap.group(1)), vocabulary, layout="interleaved"
+        claims, candidates, int(cap.group(1)), vocabulary, style, layout="interleaved"
     )
     fixed = (system, user[: start + len(_PRE_SOURCE)], user[end:])
-    return Grounded("preprocess", schema, _guarded("preprocess", fixed))
+    return Grounded("preprocess", schema, _guarded("preprocess", fixed, style))
 
 
-def _analyze(system: str, user: str) -> Grounded | None:
+def _analyze(system: str, user: str, style: str) -> Grounded | None:
     count = _ANA_COUNT.search(user)
     end = user.find(_ANA_END)
     if count is None or end < 0:
@@ -134,8 +149,8 @@ def _analyze(system: str, user: str) -> Grounded | None:
         return None
     fixed = (system, _ANA_START, user[end:])
     vocabulary = vocabulary_of(user)  # the summary and the questions
-    schema = coverage_schema(questions, vocabulary, layout="interleaved")  # Mastra's shape
-    return Grounded("analyze", schema, _guarded("analyze", fixed))
+    schema = coverage_schema(questions, vocabulary, style, layout="interleaved")  # Mastra's
+    return Grounded("analyze", schema, _guarded("analyze", fixed, style))
 
 
 def _numbered(block: str, count: int) -> list[str] | None:
@@ -157,12 +172,12 @@ def _numbered(block: str, count: int) -> list[str] | None:
     return questions
 
 
-def _reason(system: str, user: str) -> Grounded | None:
+def _reason(system: str, user: str, style: str) -> Grounded | None:
     score = _REA_SCORE.search(user)
     end = user.find(_REA_END)
     if score is None or end < 0:
         return None
     headline = _REGEX_SPECIAL.sub(r"\\\1", f"The score is {score.group(1)} because ")
     pattern = f"^{headline}[^{_NO_DIGITS}]{{1,{REASON_MAX_CHARS}}}[.!?]$"
-    sampling = _guarded("reason", (system, _REA_START, user[end:]))
-    return Grounded("reason", {"type": "string", "pattern": pattern}, sampling, text_reply=True)
+    settings = _guarded("reason", (system, _REA_START, user[end:]), style)
+    return Grounded("reason", {"type": "string", "pattern": pattern}, settings, text_reply=True)

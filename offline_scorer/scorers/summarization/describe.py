@@ -2,12 +2,32 @@
 
 from __future__ import annotations
 
-from offline_scorer.scorers.summarization.result import ScorerResult
+from collections.abc import Sequence
+
+from offline_scorer.scorers.summarization.result import Author, ScorerResult
+
+_WRITERS: dict[Author, str] = {"model": "judge", "product": "offline-scorer"}
+
+
+def _verdicts(
+    rows: Sequence[tuple[bool, str, str]], authors: Sequence[Author] | None, yes: str, no: str
+) -> list[str]:
+    """One line per verdict and one for its reason, naming who wrote the reason: every
+    verdict, not only the failing ones, so a judge's words on a clean summary are seen too."""
+    if not rows:
+        return ["  (none)"]
+    width = max(len(yes), len(no))
+    lines = []
+    for index, (positive, text, reason) in enumerate(rows):
+        writer = _WRITERS[authors[index]] if authors and index < len(authors) else "judge"
+        lines.append(f'  {(yes if positive else no).ljust(width)}  "{text}"')
+        lines.append(f"  {' ' * width}  {writer}: {reason}")
+    return lines
 
 
 def describe(result: ScorerResult) -> str:
-    """Score, both axes with their counts, the limiting axis, the reason, and the failing
-    verdicts, one per line."""
+    """Score, both axes with their counts, the limiting axis, the reason, and every verdict
+    with its reason and who wrote it, one per line."""
     o = result.numbers
     lines = [
         f"score      {o.score!r}  (scale {o.scale!r})",
@@ -31,12 +51,10 @@ def describe(result: ScorerResult) -> str:
             "from the verdicts, because the judge's own were not readable (result field "
             "textAuthors says which)"
         )
-    lines += ["", "unsupported claims:"]
-    lines += [f'  - "{claim.claim}" ({claim.reason})' for claim in o.unsupported_claims]
-    if not o.unsupported_claims:
-        lines.append("  (none)")
-    lines.append("unanswered questions:")
-    lines += [f'  - "{verdict.question}" ({verdict.reason})' for verdict in o.missing_questions]
-    if not o.missing_questions:
-        lines.append("  (none)")
+    claims = [(c.supported, c.claim, c.reason) for c in result.preprocess_step_result.alignment]
+    questions = [(v.answered, v.question, v.reason) for v in result.analyze_step_result.coverage]
+    lines += ["", "claims:"]
+    lines += _verdicts(claims, authors.alignment if authors else None, "supported", "UNSUPPORTED")
+    lines.append("questions:")
+    lines += _verdicts(questions, authors.coverage if authors else None, "answered", "UNANSWERED")
     return "\n".join(lines)

@@ -85,8 +85,17 @@ _GIVE_REASONS: dict[Layout, str] = {
 """How each answer layout asks for reasons (the interleaved wording is 0.3's, byte for byte)."""
 
 
-def _give_reasons(layout: Layout, item: str) -> str:
-    return _GIVE_REASONS[layout].format(item=item)
+_GIVE_OPEN_REASONS = (
+    'Give every verdict first; then, under "reasons", one short sentence for each {item}, in the '
+    "same order, saying what the {text} states about it."
+)
+"""The "open" style's wording: each reason is one sentence that starts with "The {text}"."""
+
+
+def _give_reasons(style: str, item: str, text: str) -> str:
+    if style == "open":
+        return _GIVE_OPEN_REASONS.format(item=item, text=text)
+    return _GIVE_REASONS[layout_of(style)].format(item=item)
 
 
 # Output budgets in tokens. Each is above what the step's grammar can emit for typical text
@@ -187,7 +196,7 @@ def preprocess_request(
         claims=_listed(claims, "(no claims)"),
         count=min(max_questions, len(candidates)),
         frame=QUESTION_FRAME,
-        give_reasons=_give_reasons(layout, "claim"),
+        give_reasons=_give_reasons(style, "claim", "SOURCE"),
     )
     vocabulary = preprocess_vocabulary(source, summary)
     schema = preprocess_schema(claims, candidates, max_questions, vocabulary, style, layout)
@@ -206,7 +215,7 @@ def _analyze_request(summary: str, questions: tuple[str, ...], style: str) -> Ju
     user = _ANALYZE.format(
         summary=summary,
         questions=_listed(questions, "(no questions)"),
-        give_reasons=_give_reasons(layout, "question"),
+        give_reasons=_give_reasons(style, "question", "SUMMARY"),
     )
     vocabulary = analyze_vocabulary(summary, questions)
     schema = coverage_schema(questions, vocabulary, style, layout)

@@ -19,10 +19,11 @@ only the answer and the inputs, so replay repeats them exactly.
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from collections.abc import Callable, Sequence
 from typing import Literal, TypeVar
+
+import snowballstemmer
 
 from offline_scorer.scorers.summarization.grounding import QUESTION_FRAME, content_words
 from offline_scorer.scorers.summarization.known_words import scripts_of, unknown_words
@@ -81,6 +82,9 @@ _AFFIRMING = frozenset(
     """yes true correct accurate supports supported answers answered confirms confirmed matches
     agrees""".split()  # noqa: SIM905 - a word list reads better as text
 )
+LOOP_WORDS = 5
+"""A run of this many words written twice is a loop; shorter runs recur in plain prose ("of the
+summary")."""
 MIN_ON_SUBJECT = 0.5
 """The share of a reason's own content words (not judging words) that its claim or question
 must hold: a reason that speaks mostly of other facts is about another claim or question."""
@@ -159,12 +163,11 @@ def problem(
         return f"ends on {words[-1]!r}, as a sentence cut short does"
     if _JUDGING_TERMS.isdisjoint(words):
         return "says nothing about the source, the summary or the verdict"
-    if subject is not None and meaningful.isdisjoint(_content_set(subject)):
+    if subject is not None and _stems(meaningful).isdisjoint(_content_stems(subject)):
         return "is not about what it judges"
     if text.startswith(QUESTION_FRAME):
         return "copies a question instead of giving a reason"
-    trigrams = list(zip(words, words[1:], words[2:], strict=False))
-    if len(set(trigrams)) < len(trigrams) or any(a == b for a, b in itertools.pairwise(words)):
+    if _loops(words):
         return "repeats itself"
     if len(counted_words(text)) >= max_words:
         return "ended only at its word bound"
@@ -181,6 +184,19 @@ def problem(
     return None
 
 
+def _loops(words: Sequence[str]) -> bool:
+    """A run of LOOP_WORDS words written twice, or a run of up to three written twice in a row
+    ("the the", "sailed and sailed and")."""
+    runs = list(zip(*(words[i:] for i in range(LOOP_WORDS)), strict=False))
+    if len(set(runs)) < len(runs):
+        return True
+    return any(
+        words[i : i + n] == words[i + n : i + 2 * n]
+        for n in (1, 2, 3)
+        for i in range(len(words) - 2 * n + 1)
+    )
+
+
 def _denies(words: Sequence[str]) -> bool:
     return any(w in _DENYING or w.endswith(("n't", "n\u2019t")) for w in words)
 
@@ -194,7 +210,8 @@ def _disagreement(
     if not verdict and not _denies(words) and not _AFFIRMING.isdisjoint(words):
         return "affirms what its verdict denies"
     own = meaningful - JUDGING_WORDS
-    if own and len(own & _content_set(subject)) < MIN_ON_SUBJECT * len(own):
+    on_subject = _content_stems(subject)
+    if own and sum(_stem(w) in on_subject for w in own) < MIN_ON_SUBJECT * len(own):
         return "speaks mostly of something other than what it judges"
     return None
 
@@ -204,6 +221,25 @@ def _content_set(text: str) -> frozenset[str]:
     """The content words of a text (cached: a claim or question is the subject of every check
     of its reason)."""
     return frozenset(content_words(text))
+
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@functools.lru_cache(maxsize=16384)
+def _stem(word: str) -> str:
+    return str(_STEMMER.stemWord(word))
+
+
+def _stems(words: frozenset[str]) -> frozenset[str]:
+    return frozenset(_stem(w) for w in words)
+
+
+@functools.lru_cache(maxsize=4096)
+def _content_stems(text: str) -> frozenset[str]:
+    """The stems of a text's content words: a reason that says "the vote" speaks of a question
+    that says "voted" (Snowball's English stemmer)."""
+    return _stems(_content_set(text))
 
 
 def _claim_sentence(verdict: ClaimVerdict) -> str:

@@ -32,7 +32,7 @@ MAX_EXPLANATION_WORDS = 45  # the reason step's explanation
 # (at a bound a sentence stops mid-thought, or its last words run together); a reason is one
 # sentence, an explanation one or more. Each text starts
 # with words naming what it speaks of, so a reason says what the source or summary holds.
-OPEN_REASON_WORDS = 24  # one sentence: a reason that goes on restates its inputs
+OPEN_REASON_WORDS = 40  # one sentence, ended by the judge long before the bound
 OPEN_EXPLANATION_WORDS = 45
 OPENINGS = {"alignment": "The source", "coverage": "The summary", "explanation": "The score"}
 # The "bounded" free-text style (offline-scorer 0.3's requests) bounds characters instead.
