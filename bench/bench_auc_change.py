@@ -2,6 +2,9 @@
 
     python bench/bench_auc_change.py BEFORE.jsonl AFTER.jsonl [--label faithful] [--axis NAME]
 
+Either file may also be a `bench/bench_ceiling.py` output (one plain read per row): then only the
+weakest P(true) is compared, which is how the pipeline is held to a judge's ceiling.
+
 Two eval results files over the same labelled rows (say, the dev set before and after a change to
 the requests) each give a ROC AUC with a wide interval: 200 rows put about 0.07 either side of
 it. Two such intervals overlapping says little; the question is how large the *difference* is
@@ -41,15 +44,28 @@ def _axis_reader(name: str) -> Reader:
     return read
 
 
+def _weakest(item: Mapping[str, Any]) -> float | None:
+    """The weakest verdict's P(true): a plain read's one verdict, or a result's weakest."""
+    if "p_true" in item:
+        return float(item["p_true"])
+    return weakest_probability(item)
+
+
 def _readers(items: Sequence[Mapping[str, Any]], axis: str | None) -> dict[str, Reader]:
-    axes = [axis] if axis else list(items[0]["axes"]) if items else []
+    axes = [axis] if axis else list(items[0]["axes"]) if items and "axes" in items[0] else []
     readers: dict[str, Reader] = {name: _axis_reader(name) for name in axes}
-    readers["weakest P(true)"] = weakest_probability
+    readers["weakest P(true)"] = _weakest
     return readers
 
 
 def _ok_by_id(path: Path, label: str) -> dict[str, tuple[Mapping[str, Any], bool]]:
     found: dict[str, tuple[Mapping[str, Any], bool]] = {}
+    first = path.read_text(encoding="utf-8").split("\n", 1)[0]
+    if first and "p_true" in json.loads(first):  # a bench_ceiling.py file: one plain read a row
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            found[str(row["id"])] = (row, bool(row["faithful"]))
+        return found
     for item in read_results(path):
         value = binary_label((item.get("metadata") or {}).get(label))
         if item["status"] == "ok" and value is not None:
@@ -71,7 +87,9 @@ def compare(before: Path, after: Path, label: str, axis: str | None) -> dict[str
     if relabelled:
         raise SystemExit(f"error: row {relabelled[0]!r} has different labels in the two files")
     figures: dict[str, Any] = {"rows": len(ids), "label": label, "figures": {}}
-    for name, read in _readers([old[i][0] for i in ids], axis).items():
+    plain = any("p_true" in found[ids[0]][0] for found in (old, new))
+    readers = _readers([] if plain else [old[i][0] for i in ids], axis)
+    for name, read in readers.items():
         pairs = [(read(old[i][0]), read(new[i][0]), old[i][1]) for i in ids]
         kept = [(a, b, y) for a, b, y in pairs if a is not None and b is not None]
         if not kept:

@@ -1,7 +1,8 @@
 """Does the judge's P(answered) carry signal? Coverage verdicts on summaries whose content is known.
 
     python bench/bench_coverage.py [--sources 40] [--data ../shared/data/judge-dev.jsonl]
-        [--cassette bench/results/coverage.oscas] [--record-mode auto|replay]
+        [--model NAME] [--cassette bench/results/coverage.oscas] [--record-mode auto|replay]
+        [--out bench/results/coverage.json]
 
 A coverage-labelled set built from sources we have, with no model and no guessing: for each
 source, the questions are the product's own (`question_candidates`, the first 10 as the
@@ -73,26 +74,33 @@ def main() -> None:
     parser.add_argument("--cassette", type=Path, default=ROOT / "bench/results/coverage.oscas")
     parser.add_argument("--record-mode", default="auto")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--model", help="registry name or .gguf path (default: the default)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench/results/coverage.json")
     args = parser.parse_args()
 
     from offline_scorer.assembly.open import JudgeSettings, open_judge
+    from offline_scorer.assembly.run_spec import RunSpec
     from offline_scorer.cassette.judge import RecordMode
     from offline_scorer.scorers.summarization.schemas import CoverageOutput
 
     rows = [json.loads(line) for line in args.data.open(encoding="utf-8") if line.strip()]
     built = cases(rows, args.sources)
     settings = JudgeSettings(
-        threads=args.threads, cassette=args.cassette, mode=RecordMode(args.record_mode)
+        model=args.model,
+        threads=args.threads,
+        cassette=args.cassette,
+        mode=RecordMode(args.record_mode),
     )
-    judge, _ = open_judge(settings)
+    style = RunSpec.of("summarization", {}, settings).options.free_text  # the judge's own
+    judge, spec = open_judge(settings)
     per_case: list[list[float]] = []
     per_case_labels: list[list[bool]] = []
     answered: list[bool] = []
     started = time.perf_counter()
     with judge:
         for case in built:
-            completion = judge.complete(analyze_request(case["summary"], case["questions"]))
+            request = analyze_request(case["summary"], case["questions"], style)
+            completion = judge.complete(request)
             verdicts = CoverageOutput.model_validate_json(completion.text).coverage
             probabilities = completion.verdict_probabilities
             assert probabilities is not None and len(probabilities) == len(verdicts)
@@ -114,6 +122,7 @@ def main() -> None:
     in_summary = [a for a, y in zip(answered, labels, strict=True) if y]
     left_out = [a for a, y in zip(answered, labels, strict=True) if not y]
     figures = {
+        "model": spec.name,
         "data": args.data.name,
         "sources": len(built) // 2,
         "cases": len(built),

@@ -11,10 +11,11 @@ from pathlib import Path
 
 from offline_scorer.backends import Backend, LoadOptions, get_backend
 from offline_scorer.cassette.judge import CassetteJudge, RecordMode, Sink, forced_mode
-from offline_scorer.cassette.records import recorded_former_backend
+from offline_scorer.cassette.records import recorded_former_backend, recorded_judges
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import ConfigError, ModelError
 from offline_scorer.judging.protocol import Judge, JudgeIdentity
+from offline_scorer.models.checksums import file_sha256
 from offline_scorer.models.registry import ModelSpec, load_registry
 from offline_scorer.settings import RECORD_MODE_ENV, default_cassette
 
@@ -86,6 +87,35 @@ def require_pinned(
     return identity
 
 
+def replay_identity(
+    spec: ModelSpec, backend: Backend, cassette: Path, recorded_as: str | None = None
+) -> JudgeIdentity:
+    """The identity a replay answers under: the registry's pins; for a GGUF given by path
+    (no pins), the judge the cassette's records name: the one whose model digest is the file's
+    when the file is there, else the only one the cassette holds."""
+    pinned = pinned_identity(spec, backend, recorded_as)
+    if pinned is not None or spec.path is None or spec.origin != "--model":
+        return require_pinned(spec, backend, "replay", recorded_as)
+    backend_id = recorded_as or backend.backend_id
+    digest = file_sha256(spec.path) if spec.path.is_file() else None
+    judges: set[tuple[str, str, float | None]] = set()
+    if cassette.is_file():
+        with CassetteFile(cassette, create=False) as recorded:
+            judges = recorded_judges(recorded, backend_id)
+    found = sorted(
+        (j for j in judges if digest is None or j[0] == digest), key=lambda j: (j[0], j[1])
+    )
+    if len(found) != 1:
+        what = "no records" if not found else f"records of {len(found)} different judges"
+        raise ModelError(
+            f"{cassette} holds {what} of the model file {spec.path} (by its sha256) for the "
+            f"{backend.name} backend; replay it with the model file it was recorded from, or "
+            "register the model with its pins (README, Models)"
+        )
+    model, template, threshold = found[0]
+    return JudgeIdentity(model, template, backend_id, threshold)
+
+
 def load_live(backend: Backend, spec: ModelSpec, options: LoadOptions) -> Judge:
     """The backend's live judge for `spec`; a missing runtime is one ModelError line."""
     try:
@@ -146,7 +176,8 @@ def open_judge(settings: JudgeSettings, sink: Sink | None = None) -> tuple[Judge
     if sink is not None and mode is RecordMode.RECORD:
         path = None
     if mode is RecordMode.REPLAY:
-        pinned = require_pinned(spec, backend, "replay", settings.recorded_backend)
+        assert path is not None
+        pinned = replay_identity(spec, backend, path, settings.recorded_backend)
         # the judge reads which id the cassette was recorded under from the file it opens
         former = () if settings.recorded_backend is not None else backend.former_ids
         replay = CassetteJudge(path, mode=mode, identity=pinned, former_backends=former)

@@ -149,3 +149,15 @@ def recorded_former_backend(
         if parts.backend in former:
             return parts.backend
     return None
+
+
+def recorded_judges(cassette: CassetteFile, backend: str) -> set[tuple[str, str, float | None]]:
+    """(model sha256, chat template sha256, verdict threshold) of every judge whose current-
+    format records in the cassette were made by `backend`: who answered, for a replay whose
+    model has no registry pins (a GGUF given by path)."""
+    found = set()
+    for key, payload in cassette.iter_exchanges(newest_first=True):
+        parts = from_payload(cassette, key, payload).parts
+        if parts.key_format == KEY_FORMAT and parts.backend == backend:
+            found.add((parts.model_sha256, parts.chat_template_sha256, parts.verdict_threshold))
+    return found

@@ -30,8 +30,9 @@ _COUNT = "a whole number >= 0"
 Unit = Annotated[StrictFloat | StrictInt, Field(ge=0, le=1)]
 
 MEASURE_HINT = (
-    "to use a stronger judge, register its GGUF (README, Models), score labelled pairs with "
-    "`offline-scorer calibrate LABELLED.jsonl --model NAME`, which records what it measured"
+    "use a judge with measured signal (`offline-scorer models list` shows each judge's "
+    "figures; `offline-scorer models install NAME` installs one), or register your own GGUF "
+    "and measure it with `offline-scorer calibrate LABELLED.jsonl --model NAME`"
 )
 
 

@@ -147,8 +147,7 @@ class Registry:
             return self.models[name]
         candidate = Path(os.path.expanduser(name))
         if candidate.suffix.lower() == ".gguf" or os.sep in name:
-            if not candidate.is_file():
-                raise ModelError(f"model file not found: {candidate}")
+            # a missing file is refused when it is needed (`locate`): a replay needs none
             return ModelSpec(name=str(candidate), path=candidate.resolve(), origin="--model")
         known = ", ".join(sorted(self.models))
         raise ModelError(

@@ -223,7 +223,9 @@ def _analyze_request(summary: str, questions: tuple[str, ...], style: str) -> Ju
 
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
-def reason_request(facts: str, style: str = "sentences") -> JudgeRequest:
-    schema = reason_schema(reason_vocabulary(facts), style)
+def reason_request(facts: str, style: str = "sentences", score: str = "") -> JudgeRequest:
+    """The reason request; `score`, the computed score as the facts state it, opens an "open"
+    style explanation."""
+    schema = reason_schema(reason_vocabulary(facts), style, score if style == "open" else "")
     template = _REASON_OPEN if style == "open" else _REASON
     return _request("reason", template.format(facts=facts), schema, style)

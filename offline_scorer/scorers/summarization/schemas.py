@@ -333,14 +333,19 @@ def coverage_schema(
 
 
 @functools.lru_cache(maxsize=64)
-def reason_schema(vocabulary: Vocabulary, style: str = "sentences") -> dict[str, Any]:
-    """The explanation: whole sentences of the facts' words, no digits in the "bounded" style.
+def reason_schema(
+    vocabulary: Vocabulary, style: str = "sentences", score: str = ""
+) -> dict[str, Any]:
+    """The explanation: whole sentences of the facts' words, no digits in the "bounded" style;
+    in the "open" style it starts "The score is SCORE because", Mastra's form, with the
+    computed `score`, so the judge's own words say why.
 
     Cached and shared, as the other step schemas' templates are: treat it as read-only."""
     schema = _schema(ReasonOutput)
     explanation = schema["properties"]["explanation"]
     words = word_bounds(style)[1]
-    _text(explanation, words, MAX_EXPLANATION_CHARS, vocabulary, style, OPENINGS["explanation"])
+    opening = f"{OPENINGS['explanation']} is {score} because" if score else OPENINGS["explanation"]
+    _text(explanation, words, MAX_EXPLANATION_CHARS, vocabulary, style, opening)
     if style == "bounded":
         explanation["pattern"] = NO_DIGITS_PATTERN
     return schema

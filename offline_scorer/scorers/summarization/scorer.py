@@ -126,7 +126,8 @@ class SummarizationScorer:
         )
         outcome = score_verdicts(claims, asked, coverage, self.options.scale)
         shown = facts(outcome)
-        explained, _ = ask(self.judge, prompts.reason_request(shown, style), ReasonOutput)
+        request = prompts.reason_request(shown, style, repr(outcome.score))
+        explained, _ = ask(self.judge, request, ReasonOutput)
         explanation = explained.explanation
         figures = figures_of(outcome)
         by_judge = (

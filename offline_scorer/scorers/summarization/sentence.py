@@ -138,6 +138,7 @@ def counted_words(text: str) -> list[str]:
 
 _ASCII_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _NUMBER_PATTERN = "[0-9]{1,9}(?:[.,][0-9]{1,9})?"
+_SPECIAL = re.compile(r"([\\.^$*+?()\[\]{}|/])")  # escaped in a fixed opening
 
 
 def _letter_class(letters: str) -> str:
@@ -162,7 +163,7 @@ def open_pattern(
     word = f"(?:{letter}{{1,{MAX_WORD_LETTERS}}}|{_NUMBER_PATTERN})"
     joined = "|".join(SEPARATORS)
     fixed = len(counted_words(opening))
-    start = opening if fixed else first
+    start = _SPECIAL.sub(r"\\\1", opening) if fixed else first
     more = max_words - max(fixed, 1)
     step = f"(?:{joined}){word}" if one_sentence else f"(?:{joined}){word}|\\. {first}"
     return f"^{start}(?:{step}){{{int(fixed > 0)},{more}}}[{_END}]$"

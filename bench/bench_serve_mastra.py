@@ -1,0 +1,112 @@
+"""Mastra's real scorer against `serve` on a judge: first try, replay, and the texts it prints.
+
+    python bench/bench_serve_mastra.py [--model qwen2.5-coder-0.5b] [--modes inline native]
+        [--out bench/results/serve-mastra-MODEL.json]
+
+For each of Mastra's two structured-output configurations (inline schema, native
+`response_format`), on the 12 fixtures: `offline-scorer serve --model MODEL --record-mode record`
+on loopback answers `createSummarizationScorer` from the npm package (tests/clients/mastra); then
+a `serve --record-mode replay` with the model runtime blocked answers the same run. Reported per
+mode: evaluations that completed with exactly three requests (no fallback retry), whether the
+replay's output lines are byte-identical, the record and replay times, and the texts Mastra
+returns (each claim's and question's reason, and the final reason) counted by
+`bench/bench_texts.py`'s checks: not a sentence, cut at a bound, list numbering, foreign
+characters, numbers that are not the figures. Needs node (scripts/setup-node); run it alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.bench_texts import COLUMNS, check, numbers_in, scripts_in  # noqa: E402
+from offline_scorer.scorers.summarization.schemas import MAX_REASON_CHARS  # noqa: E402
+from offline_scorer.serve.mastra import REASON_MAX_CHARS  # noqa: E402
+from tests.mastra_client import load_fixture_pairs, require_node, run_score  # noqa: E402
+from tests.serve_process import free_port, serving  # noqa: E402
+
+
+def texts(result: Mapping[str, Any]) -> list[tuple[str, str, int, str]]:
+    """(kind, text, character bound, text whose numbers it may state) of one Mastra result."""
+    found = []
+    for verdict in result["preprocessStepResult"]["alignment"]:
+        found.append(("claim reason", verdict["reason"], MAX_REASON_CHARS, verdict["claim"]))
+    for verdict in result["analyzeStepResult"]["coverage"]:
+        found.append(("coverage reason", verdict["reason"], MAX_REASON_CHARS, verdict["question"]))
+    found.append(("explanation", result["reason"], REASON_MAX_CHARS, str(result["score"])))
+    return found
+
+
+def count_texts(lines: list[dict[str, Any]], pairs: Mapping[str, Mapping[str, str]]) -> dict:
+    table: dict[str, Counter[str]] = {}
+    for line in lines:
+        pair = pairs[line["id"]]
+        scripts = scripts_in([pair["source"], pair["summary"]])
+        for kind, text, bound, context in texts(line["result"]):
+            if kind == "explanation":
+                allowed = numbers_in(context)
+            else:
+                allowed = numbers_in(pair["source"]) | numbers_in(pair["summary"])
+                allowed |= numbers_in(context)
+            counted = check(text, bound, None, scripts, allowed)
+            table.setdefault(kind, Counter()).update(counted)
+    return {kind: {c: table[kind][c] for c in COLUMNS if c != "product_written"} for kind in table}
+
+
+def one_mode(model: str, mode: str, work: Path) -> dict[str, Any]:
+    pairs = load_fixture_pairs()
+    cassette = work / f"mastra-{mode}.oscas"
+    args = ("--model", model, "--cassette", str(cassette), "--threads", "2")
+    port = free_port()  # the same URL both times: score.mjs prints the URLs it called
+    started = time.perf_counter()
+    with serving(work, "--record-mode", "record", *args, port=port) as live:
+        first = run_score(live.base_url, pairs, mode=mode, model=model, check=False)
+    recorded = time.perf_counter() - started
+    started = time.perf_counter()
+    with serving(work, "--record-mode", "replay", *args, block_runtime=True, port=port) as rep:
+        second = run_score(rep.base_url, pairs, mode=mode, model=model, check=False)
+    replayed = time.perf_counter() - started
+    done = [r for r in first.results if "error" not in r]
+    by_id = {p["id"]: p for p in pairs}
+    return {
+        "mode": mode,
+        "evaluations": len(pairs),
+        "completed_first_try": sum(r["http_requests"] == 3 for r in done),
+        "errors": [r["error"] for r in first.results if "error" in r],
+        "replay_identical": second.lines == first.lines,
+        "record_seconds": round(recorded, 1),
+        "replay_seconds": round(replayed, 1),
+        "texts": count_texts(done, by_id),
+        "examples": [r["result"]["reason"] for r in done[:3]],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default="qwen2.5-coder-0.5b")
+    parser.add_argument("--modes", nargs="+", default=["inline", "native"])
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    require_node()
+    with tempfile.TemporaryDirectory() as scratch:
+        report = {
+            "model": args.model,
+            "modes": [one_mode(args.model, mode, Path(scratch)) for mode in args.modes],
+        }
+    out = args.out or ROOT / f"bench/results/serve-mastra-{args.model}.json"
+    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
