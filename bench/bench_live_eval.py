@@ -1,10 +1,12 @@
-"""Live time per evaluation on the fixture pairs: the default GGUF, greedy, grammar-constrained.
+"""Live time per evaluation: a judge (the default one unless --model), greedy, constrained.
 
-    python bench/bench_live_eval.py [--repeat 2] [--threads 2] [--pairs N]
+    python bench/bench_live_eval.py [--model NAME] [--data fixtures/pairs.jsonl] [--repeat 2]
+        [--threads 2] [--pairs N]
 
-One model load (outside the timed region), then every pair scored once per repeat with the
-three judging calls; prints the median and mean wall time per evaluation, per-repeat medians,
-and how many generated tokens the grammar forced. Run it alone: other load skews the numbers.
+One model load (outside the timed region), then every pair of DATA scored once per repeat with
+the three judging calls, with the scorer options the judge's registry entry sets (as `eval`
+runs it); prints the median and mean wall time per evaluation, per-repeat medians, and how many
+generated tokens the grammar forced. Run it alone: other load skews the numbers.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+from offline_scorer.assembly.open import JudgeSettings
+from offline_scorer.assembly.run_spec import RunSpec
 from offline_scorer.backends.llama_cpp import load_judge
 from offline_scorer.judging.protocol import (
     Completion,
@@ -25,7 +29,6 @@ from offline_scorer.judging.protocol import (
     JudgeRequest,
     as_completion,
 )
-from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
 PAIRS = Path(__file__).resolve().parents[1] / "fixtures" / "pairs.jsonl"
@@ -56,11 +59,14 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--pairs", type=int, default=0, help="first N pairs (0: all)")
+    parser.add_argument("--model", default="default")
+    parser.add_argument("--data", type=Path, default=PAIRS)
     args = parser.parse_args()
-    pairs = [json.loads(line) for line in PAIRS.read_text(encoding="utf-8").splitlines()]
-    pairs = pairs[: args.pairs or None]
-    judge = Counting(load_judge("default", threads=args.threads))
-    scorer = SummarizationScorer(judge, ScorerOptions())
+    lines = args.data.read_text(encoding="utf-8").splitlines()
+    pairs = [json.loads(line) for line in lines if line.strip()][: args.pairs or None]
+    options = RunSpec.of("summarization", {}, JudgeSettings(model=args.model)).options
+    judge = Counting(load_judge(args.model, threads=args.threads))
+    scorer = SummarizationScorer(judge, options)
     per_repeat: list[list[float]] = []
     for _ in range(args.repeat):
         times = []
@@ -71,7 +77,8 @@ def main() -> int:
         per_repeat.append(times)
     every = [t for times in per_repeat for t in times]
     evaluations = len(every)
-    print(f"pairs {len(pairs)}, repeats {args.repeat}, threads {args.threads}")
+    print(f"{args.model} on {args.data.name}: pairs {len(pairs)}, repeats {args.repeat}, ", end="")
+    print(f"threads {args.threads}, free text {options.free_text}")
     print(f"median s/eval {statistics.median(every):.2f}  mean {statistics.fmean(every):.2f}")
     print("per-repeat medians " + ", ".join(f"{statistics.median(t):.2f}" for t in per_repeat))
     print(

