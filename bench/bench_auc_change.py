@@ -2,7 +2,8 @@
 
     python bench/bench_auc_change.py BEFORE.jsonl AFTER.jsonl [--label faithful] [--axis NAME]
 
-Either file may also be a `bench/bench_ceiling.py` output (one plain read per row): then only the
+Either file may also be a `bench/bench_ceiling.py` output (one plain read per row) or an
+`offline-scorer calibrate --per-row` file (the preprocess step's weakest claim): then only the
 weakest P(true) is compared, which is how the pipeline is held to a judge's ceiling.
 
 Two eval results files over the same labelled rows (say, the dev set before and after a change to
@@ -61,10 +62,10 @@ def _readers(items: Sequence[Mapping[str, Any]], axis: str | None) -> dict[str, 
 def _ok_by_id(path: Path, label: str) -> dict[str, tuple[Mapping[str, Any], bool]]:
     found: dict[str, tuple[Mapping[str, Any], bool]] = {}
     first = path.read_text(encoding="utf-8").split("\n", 1)[0]
-    if first and "p_true" in json.loads(first):  # a bench_ceiling.py file: one plain read a row
-        for line in path.read_text(encoding="utf-8").splitlines():
+    if first and "p_true" in json.loads(first):  # one P(true) a row: bench_ceiling.py, or
+        for line in path.read_text(encoding="utf-8").splitlines():  # calibrate --per-row
             row = json.loads(line)
-            found[str(row["id"])] = (row, bool(row["faithful"]))
+            found[str(row["id"])] = (row, bool(row[label]))
         return found
     for item in read_results(path):
         value = binary_label((item.get("metadata") or {}).get(label))

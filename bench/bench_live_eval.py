@@ -1,12 +1,15 @@
 """Live time per evaluation: a judge (the default one unless --model), greedy, constrained.
 
     python bench/bench_live_eval.py [--model NAME] [--data fixtures/pairs.jsonl] [--repeat 2]
-        [--threads 2] [--pairs N]
+        [--threads 2] [--pairs N] [--cassette PATH]
 
 One model load (outside the timed region), then every pair of DATA scored once per repeat with
 the three judging calls, with the scorer options the judge's registry entry sets (as `eval`
 runs it); prints the median and mean wall time per evaluation, per-repeat medians, and how many
-generated tokens the grammar forced. Run it alone: other load skews the numbers.
+generated tokens the grammar forced. With --cassette, the first repeat's exchanges are recorded
+there, so `offline-scorer eval DATA --model NAME --cassette PATH --record-mode replay` then
+writes the results of the timed run (for `bench/bench_texts.py`) without running the model again.
+Run it alone: other load skews the numbers.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from pathlib import Path
 from offline_scorer.assembly.open import JudgeSettings
 from offline_scorer.assembly.run_spec import RunSpec
 from offline_scorer.backends.llama_cpp import load_judge
+from offline_scorer.cassette.judge import CassetteJudge, RecordMode
 from offline_scorer.judging.protocol import (
     Completion,
     Judge,
@@ -61,20 +65,28 @@ def main() -> int:
     parser.add_argument("--pairs", type=int, default=0, help="first N pairs (0: all)")
     parser.add_argument("--model", default="default")
     parser.add_argument("--data", type=Path, default=PAIRS)
+    parser.add_argument("--cassette", type=Path, help="record the first repeat's exchanges here")
     args = parser.parse_args()
     lines = args.data.read_text(encoding="utf-8").splitlines()
     pairs = [json.loads(line) for line in lines if line.strip()][: args.pairs or None]
     options = RunSpec.of("summarization", {}, JudgeSettings(model=args.model)).options
     judge = Counting(load_judge(args.model, threads=args.threads))
-    scorer = SummarizationScorer(judge, options)
+    recorder = None
+    if args.cassette is not None and judge.identity is not None:
+        recorder = CassetteJudge(
+            args.cassette, mode=RecordMode.RECORD, identity=judge.identity, live=judge
+        )
     per_repeat: list[list[float]] = []
-    for _ in range(args.repeat):
+    for repeat in range(args.repeat):
+        scorer = SummarizationScorer(recorder if recorder and repeat == 0 else judge, options)
         times = []
         for pair in pairs:
             started = time.perf_counter()
             scorer.score_texts(pair["source"], pair["summary"])
             times.append(time.perf_counter() - started)
         per_repeat.append(times)
+        if recorder is not None and repeat == 0:
+            recorder.close()
     every = [t for times in per_repeat for t in times]
     evaluations = len(every)
     print(f"{args.model} on {args.data.name}: pairs {len(pairs)}, repeats {args.repeat}, ", end="")

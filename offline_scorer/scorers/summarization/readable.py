@@ -49,6 +49,8 @@ MIN_CONTENT_WORDS = 2  # words that are not function words ("Is it true that abo
 _DANGLING_WORDS = "a an the and or but nor of to with for from as than into onto its their whose"
 _DANGLING = frozenset(_DANGLING_WORDS.split())
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
+_LAST_TOKEN = re.compile(r"[^\W_]+(?=\W*$)")
+"""The last word or number: "fees rose to 55 dollars for 2025." ends on a number, not on "for"."""
 _ONES = (
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty"
@@ -99,6 +101,8 @@ _SHAPE = re.compile(
     + rf"){_TOKEN}|\. [^\W\d_]+)*\."
 )
 _LETTER_WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
+_LAST_TOKEN = re.compile(r"[^\W_]+(?=\W*$)")
+"""The last word or number: "fees rose to 55 dollars for 2025." ends on a number, not on "for"."""
 
 
 def _word_problem(text: str, vocabulary: Vocabulary) -> str | None:
@@ -159,8 +163,9 @@ def problem(
     meaningful = _content_set(text)
     if len(words) < MIN_WORDS or len(meaningful) < MIN_CONTENT_WORDS:
         return "is too short to say anything"
-    if words[-1] in _DANGLING:
-        return f"ends on {words[-1]!r}, as a sentence cut short does"
+    last = _LAST_TOKEN.search(text.lower())
+    if last is not None and last.group() in _DANGLING:
+        return f"ends on {last.group()!r}, as a sentence cut short does"
     if _JUDGING_TERMS.isdisjoint(words):
         return "says nothing about the source, the summary or the verdict"
     if subject is not None and _stems(meaningful).isdisjoint(_content_stems(subject)):
