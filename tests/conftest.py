@@ -83,7 +83,7 @@ PYTHON = sys.executable
 
 @pytest.fixture(scope="session")
 def live_judge():
-    """The real default GGUF, loaded once per test session."""
+    """The judge the tests of mechanics run (SmolLM2, $OFFLINE_SCORER_MODEL), loaded once."""
     pytest.importorskip("llama_cpp", reason="the live extra is not installed")
     from offline_scorer.backends.llama_cpp import load_judge
 

@@ -135,3 +135,17 @@ def test_the_guard_stops_copying_and_looping_that_the_model_does_without_it(live
         run = tuple(w[i : i + 6])
         assert run not in seen, guarded
         seen.add(run)
+
+
+@pytest.mark.parametrize(("threshold", "answered"), [(0.01, True), (0.99, False)])
+def test_a_requests_own_threshold_commits_its_verdicts(live_judge, threshold, answered):
+    """The coverage step may be calibrated apart from the claims: the decoder commits each
+    verdict at the request's threshold and says which one it used."""
+    questions = question_candidates(SOURCE)[:3]
+    request = prompts.analyze_request(SUMMARY, questions, "sentences", threshold)
+    completion = as_completion(live_judge.complete(request))
+    verdicts = [v["answered"] for v in json.loads(completion.text)["coverage"]]
+    assert verdicts == [answered] * len(questions)
+    assert completion.verdict_threshold == threshold
+    assert completion.verdict_probabilities is not None
+    assert all(0 < p < 1 for p in completion.verdict_probabilities)

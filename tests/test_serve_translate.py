@@ -107,3 +107,22 @@ def test_json_object_and_text_formats() -> None:
     assert as_object.request.output_schema == {"type": "object"}
     as_text = prepare(parse_request({**base, "response_format": {"type": "text"}}))
     assert as_text.request.output_schema is None
+
+
+def test_the_served_judges_coverage_threshold_commits_mastras_coverage_verdicts() -> None:
+    from offline_scorer.models.registry import load_registry
+    from offline_scorer.serve.mastra import served_options
+
+    options = served_options(load_registry().resolve("qwen2.5-coder-0.5b"))
+    assert options.free_text == "open" and options.coverage_threshold is not None
+    steps = {
+        name: prepare(parse_request(_captured(name)), options).request
+        for name in ("inline-1", "inline-2", "inline-3")
+    }
+    assert steps["inline-2"].step == "analyze"
+    assert steps["inline-2"].sampling.verdict_threshold == options.coverage_threshold
+    assert steps["inline-1"].sampling.verdict_threshold is None
+    assert steps["inline-3"].sampling.verdict_threshold is None
+    # a judge whose entry sets none keeps its own threshold for every step
+    plain = prepare(parse_request(_captured("inline-2"))).request
+    assert plain.sampling.verdict_threshold is None

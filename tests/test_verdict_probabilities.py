@@ -102,3 +102,49 @@ def test_a_version_1_cassette_fails_with_one_line_naming_its_format(tmp_path):
     assert "\n" not in message
     assert "recorded with cassette key format 1" in message
     assert "re-record it with --record-mode record" in message
+
+
+class Tap(ScriptedJudge):
+    """A scripted judge that keeps the requests it was sent."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.sent = []
+
+    def complete(self, request):
+        self.sent.append(request)
+        return super().complete(request)
+
+
+def test_a_coverage_threshold_goes_to_the_coverage_request_and_into_the_result():
+    tap = Tap(
+        alignment=[{"claim": "c0", "supported": True, "reason": "r"}],
+        questions=["q0?"],
+        coverage=[{"question": "q0?", "answered": True, "reason": "r"}],
+        reason="Scripted.",
+        probabilities={"preprocess": [0.9], "analyze": [0.45]},
+        threshold=0.62,
+    )
+    result = score(tap, coverage_threshold=0.43)
+    by_step = {request.step: request.sampling for request in tap.sent}
+    assert by_step["analyze"].verdict_threshold == 0.43
+    assert by_step["preprocess"].verdict_threshold is None  # the judge's own
+    assert by_step["analyze"].normalized()["verdict_threshold"] == 0.43  # so keys differ
+    assert "verdict_threshold" not in by_step["preprocess"].normalized()  # older keys hold
+    assert json.loads(result.to_json())["verdictProbabilities"]["coverageThreshold"] == 0.43
+    # unset: no field, and the result's bytes are what they were before the option existed
+    plain = json.loads(score(judge({"preprocess": [0.9, 0.1], "analyze": [0.7, 0.8]})).to_json())
+    assert "coverageThreshold" not in plain["verdictProbabilities"]
+
+
+@pytest.mark.parametrize("bad", [0, 1, 1.5, -0.1, "0.4", True])
+def test_a_coverage_threshold_outside_0_and_1_is_refused(bad):
+    from offline_scorer import ConfigError
+
+    with pytest.raises(ConfigError, match="coverage_threshold must be a number between 0 and 1"):
+        ScorerOptions(coverage_threshold=bad)
+
+
+def test_the_options_identity_names_a_coverage_threshold_only_when_set():
+    assert "coverage_threshold" not in ScorerOptions().identity()
+    assert ScorerOptions(coverage_threshold=0.4).identity()["coverage_threshold"] == 0.4

@@ -35,6 +35,11 @@ class SamplingSettings:
     # of failing. Scorers never set it (no verdict is taken from a cut answer); a chat client
     # asking for a budget expects OpenAI's behaviour.
     cut_at_limit: bool = False
+    # The P(true) at or above which this request's boolean verdicts are committed `true`, where
+    # the judge reads verdict probabilities; None: the judge's own threshold. A judge may be
+    # calibrated differently for different questions (is a claim supported; is a question
+    # answered), and the request knows which it asks.
+    verdict_threshold: float | None = None
 
     def normalized(self) -> dict[str, Any]:
         """Settings as they affect output: the seed is irrelevant when decoding is greedy."""
@@ -49,6 +54,8 @@ class SamplingSettings:
             settings["no_copy"] = list(self.no_copy)
         if self.cut_at_limit:  # absent when off, so keys recorded before it are unchanged
             settings["cut_at_limit"] = True
+        if self.verdict_threshold is not None:  # absent when the judge's own, likewise
+            settings["verdict_threshold"] = float(self.verdict_threshold)
         return settings
 
 

@@ -58,6 +58,8 @@ def cli_options(options: type) -> tuple[CliOption, ...]:
         text = field.metadata.get("help")
         if text:
             kind = hints.get(field.name)
+            if not isinstance(kind, type):  # `float | None`: the flag takes a float
+                kind = next((a for a in typing.get_args(kind) if a is not type(None)), str)
             found.append(CliOption(field.name, kind if isinstance(kind, type) else str, text))
     return tuple(found)
 

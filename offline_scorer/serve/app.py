@@ -29,7 +29,7 @@ from starlette.routing import Route
 
 from offline_scorer.models.registry import load_registry
 from offline_scorer.serve.errors import ApiError
-from offline_scorer.serve.mastra import free_text_style
+from offline_scorer.serve.mastra import served_options
 from offline_scorer.serve.responses import chunks, completion_body, dumps, reply_of
 from offline_scorer.serve.service import JudgeService
 from offline_scorer.serve.translate import Prepared, prepare
@@ -54,7 +54,7 @@ def create_app(
 ) -> Starlette:
     """The ASGI app serving `service`; `api_key` None means no authentication (loopback)."""
 
-    style = free_text_style(service.spec)  # how Mastra's recognised steps decode reasons
+    options = served_options(service.spec)  # how Mastra's recognised steps are judged
 
     def authorize(request: Request) -> None:
         if api_key is None:
@@ -74,7 +74,7 @@ def create_app(
 
     async def chat(request: Request) -> Response:
         authorize(request)
-        prepared = prepare(parse_request(await _json_body(request, limits)), style)
+        prepared = prepare(parse_request(await _json_body(request, limits)), options)
         if len(prepared.request.messages) > limits.max_messages:
             raise ApiError(
                 400,

@@ -39,7 +39,7 @@ from offline_scorer.scorers.summarization.schemas import (
 )
 from offline_scorer.scorers.summarization.sentence import vocabulary_of
 
-__all__ = ["MASTRA_VERSIONS", "Grounded", "free_text_style", "recognise"]
+__all__ = ["MASTRA_VERSIONS", "Grounded", "recognise", "served_options"]
 
 MASTRA_VERSIONS = ("@mastra/evals 1.10.2",)
 """The versions whose prompt text is recognised (tested against the real package)."""
@@ -78,18 +78,19 @@ class Grounded:
     text_reply: bool = False
 
 
-def free_text_style(spec: ModelSpec) -> str:
-    """How the served judge's free text is decoded: its registry entry's summarization choice
-    (`scorer_options`), as the library's scorer would on the same judge; a value no scorer
-    accepts is a one-line ConfigError when the server starts."""
-    chosen = spec.scorer_options.get("summarization", {}).get("free_text", "sentences")
-    return ScorerOptions(free_text=chosen).free_text
+def served_options(spec: ModelSpec) -> ScorerOptions:
+    """The summarization options the served judge's registry entry sets (`scorer_options`):
+    how its free text is decoded and the threshold of its coverage verdicts, as the library's
+    scorer uses them on the same judge; a value no scorer accepts is a one-line ConfigError
+    when the server starts."""
+    return ScorerOptions.from_mapping(spec.scorer_options.get("summarization", {}))
 
 
-def recognise(messages: Sequence[Message], style: str = "sentences") -> Grounded | None:
+def recognise(messages: Sequence[Message], options: ScorerOptions | None = None) -> Grounded | None:
     """The grounded decoding for Mastra's summarization prompts; None for any other request.
 
-    Reasons are decoded in the judge's free-text `style`. Under the guarded styles, free text
+    Reasons are decoded in the judge's free-text style and coverage verdicts committed at its
+    coverage threshold (`options`, from `served_options`). Under the guarded styles, free text
     in every step (the verdicts' reasons, the explanation) may not copy a run of the prompt's
     fixed text: Mastra's worked examples ("95% accuracy, which contradicts 99%") are what a
     small model would otherwise write about any pair.
@@ -100,19 +101,23 @@ def recognise(messages: Sequence[Message], style: str = "sentences") -> Grounded
     if not system.startswith(SYSTEM_START):
         return None
     user = messages[1].content
+    options = options or ScorerOptions()
+    style = options.free_text
     if user.startswith(_PRE_START):
         return _preprocess(system, user, style)
     if user.startswith(_ANA_START):
-        return _analyze(system, user, style)
+        return _analyze(system, user, style, options.coverage_threshold)
     if user.startswith(_REA_START):
         return _reason(system, user, style)
     return None
 
 
-def _guarded(step: str, fixed: Sequence[str], style: str) -> SamplingSettings:
+def _guarded(
+    step: str, fixed: Sequence[str], style: str, threshold: float | None = None
+) -> SamplingSettings:
     """The library's settings for `step` in `style`; where it guards free text, kept off the
     prompt's fixed text too."""
-    settings = sampling(step, style)
+    settings = sampling(step, style, threshold)
     if not settings.no_repeat_ngram:
         return settings
     return replace(settings, no_copy=tuple(part for part in fixed if part.strip()))
@@ -138,7 +143,7 @@ def _preprocess(system: str, user: str, style: str) -> Grounded | None:
     return Grounded("preprocess", schema, _guarded("preprocess", fixed, style))
 
 
-def _analyze(system: str, user: str, style: str) -> Grounded | None:
+def _analyze(system: str, user: str, style: str, threshold: float | None) -> Grounded | None:
     count = _ANA_COUNT.search(user)
     end = user.find(_ANA_END)
     if count is None or end < 0:
@@ -150,7 +155,7 @@ def _analyze(system: str, user: str, style: str) -> Grounded | None:
     fixed = (system, _ANA_START, user[end:])
     vocabulary = vocabulary_of(user)  # the summary and the questions
     schema = coverage_schema(questions, vocabulary, style, layout="interleaved")  # Mastra's
-    return Grounded("analyze", schema, _guarded("analyze", fixed, style))
+    return Grounded("analyze", schema, _guarded("analyze", fixed, style, threshold))
 
 
 def _numbered(block: str, count: int) -> list[str] | None:

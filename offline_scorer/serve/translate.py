@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from offline_scorer.judging.protocol import JudgeRequest, Message, SamplingSettings
+from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.prompts import SEED
 from offline_scorer.serve.errors import ApiError
 from offline_scorer.serve.inline_schema import inline_schema
@@ -47,9 +48,9 @@ class Prepared:
     text_reply: bool = False  # the answer is a JSON string whose value is the reply text
 
 
-def prepare(chat: ChatRequest, style: str = "sentences") -> Prepared:
-    """The judge request of `chat`; Mastra's recognised steps decode their reasons in the served
-    judge's free-text `style` (`mastra.free_text_style`)."""
+def prepare(chat: ChatRequest, options: ScorerOptions | None = None) -> Prepared:
+    """The judge request of `chat`; Mastra's recognised steps run with the served judge's
+    summarization `options` (`mastra.served_options`)."""
     _refuse_unhonoured(chat)
     messages = tuple(_message(i, m.role, m.content, m.name) for i, m in enumerate(chat.messages))
     if not any(m.content.strip() for m in messages if m.role == "user"):
@@ -61,7 +62,7 @@ def prepare(chat: ChatRequest, style: str = "sentences") -> Prepared:
     include_usage = bool(chat.stream_options and chat.stream_options.include_usage)
     if chat.stream_options is not None and not chat.stream:
         raise ApiError(400, "stream_options is only allowed with stream: true", param="stream")
-    grounded = recognise(messages, style)
+    grounded = recognise(messages, options)
     if grounded is not None:
         request = JudgeRequest(grounded.step, messages, grounded.schema, grounded.sampling)
         return Prepared(request, chat.model, chat.stream, include_usage, grounded.text_reply)

@@ -97,11 +97,16 @@ class LlamaJudge(JudgeBase):
             guard = FreeTextGuard(
                 sampling.no_repeat_ngram, [engine.tokenize_plain(text) for text in sampling.no_copy]
             )
+        threshold = (
+            self.verdict_threshold
+            if sampling.verdict_threshold is None
+            else sampling.verdict_threshold
+        )
         tokens, forced, finished = engine.decode(
             prompt,
             constraint,
             budget,
-            threshold=self.verdict_threshold,
+            threshold=threshold,
             verdicts=verdicts,
             guard=guard,
         )
@@ -120,7 +125,7 @@ class LlamaJudge(JudgeBase):
         return Completion(
             text=text,
             verdict_probabilities=tuple(verdicts) if constrained else None,
-            verdict_threshold=self.verdict_threshold if constrained else None,
+            verdict_threshold=threshold if constrained else None,
             usage=Usage(len(prompt), len(tokens), forced),
             finish_reason="stop" if finished else "length",
         )

@@ -39,10 +39,10 @@ def describe(result: ScorerResult) -> str:
     found = result.verdict_probabilities
     if found is not None:
         weakest = found.min_supported
-        lines.append(
-            f"P(true)    weakest claim {'n/a' if weakest is None else weakest}, verdicts "
-            f"true at or above {found.threshold}"
-        )
+        at = f"verdicts true at or above {found.threshold}"
+        if found.coverage_threshold is not None:
+            at = f"claims true at or above {found.threshold}, questions {found.coverage_threshold}"
+        lines.append(f"P(true)    weakest claim {'n/a' if weakest is None else weakest}, {at}")
     lines += ["", f"reason: {result.reason}"]
     authors = result.text_authors
     if authors is not None and authors.product_written:

@@ -33,6 +33,8 @@ _ALIASES = {
     "sourceExtractor": "source_extractor",
     "free_text": "free_text",
     "freeText": "free_text",
+    "coverage_threshold": "coverage_threshold",
+    "coverageThreshold": "coverage_threshold",
 }
 
 
@@ -50,6 +52,14 @@ class ScorerOptions:
             "help": "How the judge's reasons are decoded: sentences (the inputs' words), "
             "open (any words; the model's registry entry may choose it) or bounded (as "
             "offline-scorer 0.3 did, to replay or upgrade its cassettes)."
+        },
+    )
+
+    coverage_threshold: float | None = field(
+        default=None,
+        metadata={
+            "help": "P(answered) at or above which a coverage question counts as answered "
+            "(default: the judge's verdict threshold; the model's registry entry may set it)."
         },
     )
 
@@ -71,6 +81,11 @@ class ScorerOptions:
             raise ConfigError(f"source must be a string, got {type(self.source).__name__}")
         if self.source_extractor is not None and not callable(self.source_extractor):
             raise ConfigError("source_extractor must be a callable (input, output) -> str")
+        ct = self.coverage_threshold
+        if ct is not None and (
+            isinstance(ct, bool) or not isinstance(ct, int | float) or not 0 < ct < 1
+        ):
+            raise ConfigError(f"coverage_threshold must be a number between 0 and 1, got {ct!r}")
         if self.free_text not in FREE_TEXT_STYLES:
             raise ConfigError(
                 f"free_text must be one of {', '.join(FREE_TEXT_STYLES)}, got {self.free_text!r}"
@@ -79,11 +94,14 @@ class ScorerOptions:
     def identity(self) -> dict[str, Any]:
         """The options that decide a result (a source extractor is the caller's code: its
         effect is in the item's content)."""
-        return {
+        found: dict[str, Any] = {
             "max_questions": self.max_questions,
             "scale": self.scale,
             "free_text": self.free_text,
         }
+        if self.coverage_threshold is not None:  # absent when unset: older identities hold
+            found["coverage_threshold"] = float(self.coverage_threshold)
+        return found
 
     @classmethod
     def from_mapping(cls, options: Mapping[str, Any] | ScorerOptions | None) -> ScorerOptions:

@@ -3,11 +3,11 @@
 Every call shares one system message (the matching rules), so a model runtime can keep that
 prefix in its KV cache between calls. Each user message states its task, then gives the real
 inputs; in the "open" free-text style (capable judges) it gives the inputs first and the task
-last, which is where such a judge's answer keeps its signal. There are no worked examples: a small model copies them into its answer, and the output
-schema already fixes the format (a grammar enforces it during decoding). Claims and questions are
-cut from the texts themselves (see `grounding`), so the prompts list the claims to judge and say
-how questions are made. The coverage prompt is built from the summary and the questions only:
-the source never reaches it.
+last, which is where such a judge's answer keeps its signal. There are no worked examples: a
+small model copies them into its answer, and the output schema already fixes the format (a
+grammar enforces it during decoding). Claims and questions are cut from the texts themselves
+(see `grounding`), so the prompts list the claims to judge and say how questions are made. The
+coverage prompt is built from the summary and the questions only: the source never reaches it.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from offline_scorer.judging.protocol import JudgeRequest, Message, SamplingSettings
 from offline_scorer.scorers.summarization.grounding import (
@@ -182,17 +183,21 @@ quote the inputs, and under the guard it misspells words to get past a ban ("sum
 judge that loops anyway hits its word bound, and the readability checks replace the text."""
 
 
-def sampling(step: str, style: str) -> SamplingSettings:
-    """A step's sampling settings under a free-text style."""
-    return (OPEN_SAMPLING if style == "open" else SAMPLING)[step]
+def sampling(step: str, style: str, threshold: float | None = None) -> SamplingSettings:
+    """A step's sampling settings under a free-text style; `threshold`, when given, is the
+    P(true) at which the step's verdicts are committed (instead of the judge's own)."""
+    settings = (OPEN_SAMPLING if style == "open" else SAMPLING)[step]
+    return settings if threshold is None else replace(settings, verdict_threshold=threshold)
 
 
-def _request(step: str, user: str, schema: dict, style: str) -> JudgeRequest:
+def _request(
+    step: str, user: str, schema: dict, style: str, threshold: float | None = None
+) -> JudgeRequest:
     return JudgeRequest(
         step=step,
         messages=(Message("system", SYSTEM), Message("user", user)),
         output_schema=schema,
-        sampling=sampling(step, style),
+        sampling=sampling(step, style, threshold),
     )
 
 
@@ -239,13 +244,20 @@ def preprocess_request(
 
 
 def analyze_request(
-    summary: str, questions: Sequence[str], style: str = "sentences"
+    summary: str,
+    questions: Sequence[str],
+    style: str = "sentences",
+    threshold: float | None = None,
 ) -> JudgeRequest:
-    return _analyze_request(summary, tuple(questions), style)
+    """The coverage request; `threshold` is the P(answered) its verdicts are committed at
+    (None: the judge's own verdict threshold)."""
+    return _analyze_request(summary, tuple(questions), style, threshold)
 
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
-def _analyze_request(summary: str, questions: tuple[str, ...], style: str) -> JudgeRequest:
+def _analyze_request(
+    summary: str, questions: tuple[str, ...], style: str, threshold: float | None
+) -> JudgeRequest:
     layout = layout_of(style)
     template = _ANALYZE_OPEN if style == "open" else _ANALYZE
     user = template.format(
@@ -255,7 +267,7 @@ def _analyze_request(summary: str, questions: tuple[str, ...], style: str) -> Ju
     )
     vocabulary = analyze_vocabulary(summary, questions)
     schema = coverage_schema(questions, vocabulary, style, layout)
-    return _request("analyze", user, schema, style)
+    return _request("analyze", user, schema, style, threshold)
 
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)

@@ -43,12 +43,17 @@ class VerdictProbabilities(_Part):
 
     `alignment[i]` belongs to claim i, `coverage[i]` to coverage verdict i; None where the judge
     gave no probability (a verdict the judge never returned counts as "not answered").
-    `threshold` is the P(true) at or above which the judge committed to `true`.
+    `threshold` is the P(true) at or above which the judge committed to `true`;
+    `coverageThreshold`, present only when the coverage verdicts were committed at another
+    one (the scorer option `coverage_threshold`), is theirs.
     """
 
     threshold: Probability | None
     alignment: tuple[Probability | None, ...]
     coverage: tuple[Probability | None, ...]
+    coverage_threshold: Probability | None = Field(
+        None, alias="coverageThreshold", exclude_if=lambda value: value is None
+    )
 
     @classmethod
     def aligned(
@@ -58,13 +63,17 @@ class VerdictProbabilities(_Part):
         answered: tuple[float, ...] | None,
         claims: int,
         asked: int,
+        coverage_threshold: float | None = None,
     ) -> VerdictProbabilities:
         def fit(values: tuple[float, ...] | None, count: int) -> tuple[float | None, ...]:
             kept = [round(v, PROBABILITY_PLACES) for v in (values or ())[:count]]
             return (*kept, *([None] * (count - len(kept))))
 
         return cls(
-            threshold=threshold, alignment=fit(supported, claims), coverage=fit(answered, asked)
+            threshold=threshold,
+            alignment=fit(supported, claims),
+            coverage=fit(answered, asked),
+            coverage_threshold=coverage_threshold,
         )
 
     @property
@@ -155,7 +164,8 @@ class ScorerResult(_Part):
         """Stable bytes: Mastra's key order, UTF-8 text kept as is, two-space indent."""
         numbers: list[float | int] = [self.score]
         if (found := self.verdict_probabilities) is not None:
-            numbers += [p for p in (found.threshold, *found.alignment, *found.coverage) if p]
+            thresholds = (found.threshold, found.coverage_threshold)
+            numbers += [p for p in (*thresholds, *found.alignment, *found.coverage) if p]
         return jsontext.indented(self.to_dict(), numbers)
 
 

@@ -66,8 +66,13 @@ class SummarizationScorer:
 
     def identity(self) -> dict[str, Any]:
         """Options and each step's sampling settings (fixed by the prompts)."""
-        style = self.options.free_text
-        sampling = {step: prompts.sampling(step, style).normalized() for step in prompts.SAMPLING}
+        style, threshold = self.options.free_text, self.options.coverage_threshold
+        sampling = {
+            step: prompts.sampling(
+                step, style, threshold if step == "analyze" else None
+            ).normalized()
+            for step in prompts.SAMPLING
+        }
         return {
             "options": self.options.identity(),
             "sampling": sampling,
@@ -114,7 +119,9 @@ class SummarizationScorer:
         )
         asked = pre.questions[:max_questions]
         cov, cov_completion = ask(
-            self.judge, prompts.analyze_request(summary, asked, style), coverage_model(layout)
+            self.judge,
+            prompts.analyze_request(summary, asked, style, self.options.coverage_threshold),
+            coverage_model(layout),
         )
         answered_p = _probabilities("analyze", cov_completion, len(cov.coverage))
         coverage, coverage_authors = readable.coverage_reasons(
@@ -140,14 +147,18 @@ class SummarizationScorer:
             explanation = written_explanation(outcome)
         probabilities = None
         if supported_p is not None or answered_p is not None:
-            probabilities = VerdictProbabilities.aligned(
+            threshold = (
                 pre_completion.verdict_threshold
                 if supported_p is not None
-                else cov_completion.verdict_threshold,
+                else cov_completion.verdict_threshold
+            )
+            probabilities = VerdictProbabilities.aligned(
+                threshold,
                 supported_p[: len(claims)] if supported_p is not None else None,
                 answered_p,
                 len(claims),
                 len(asked),
+                coverage_threshold=self.options.coverage_threshold,
             )
         return ScorerResult(
             score=outcome.score,
