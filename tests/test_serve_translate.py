@@ -126,3 +126,17 @@ def test_the_served_judges_coverage_threshold_commits_mastras_coverage_verdicts(
     # a judge whose entry sets none keeps its own threshold for every step
     plain = prepare(parse_request(_captured("inline-2"))).request
     assert plain.sampling.verdict_threshold is None
+
+
+def test_an_open_style_judges_reason_is_mastras_opening_then_words_and_ascii_digits() -> None:
+    import re
+
+    from offline_scorer.scorers.summarization.options import ScorerOptions
+
+    request = prepare(parse_request(_captured("inline-3")), ScorerOptions(free_text="open"))
+    assert request.request.step == "reason"
+    pattern = re.compile(request.request.output_schema["pattern"])
+    assert pattern.match("The score is 0.57 because the summary answers 4 of 7 questions.")
+    assert not pattern.match("The score is 0.57 because the summary answers \u245b questions.")
+    assert not pattern.match("The score is 0.57 because it answers \u06f6\u06f4 packets.")
+    assert not pattern.match("The score is 1 because the summary is faithful.")  # not its score

@@ -36,8 +36,9 @@ from offline_scorer.scorers.summarization.schemas import (
     NO_DIGITS_PATTERN,
     coverage_schema,
     preprocess_schema,
+    word_bounds,
 )
-from offline_scorer.scorers.summarization.sentence import vocabulary_of
+from offline_scorer.scorers.summarization.sentence import open_pattern, vocabulary_of
 
 __all__ = ["MASTRA_VERSIONS", "Grounded", "recognise", "served_options"]
 
@@ -182,7 +183,15 @@ def _reason(system: str, user: str, style: str) -> Grounded | None:
     end = user.find(_REA_END)
     if score is None or end < 0:
         return None
-    headline = _REGEX_SPECIAL.sub(r"\\\1", f"The score is {score.group(1)} because ")
-    pattern = f"^{headline}[^{_NO_DIGITS}]{{1,{REASON_MAX_CHARS}}}[.!?]$"
+    if style == "open":
+        # the library's explanation: Mastra's opening, then whole sentences of words in the
+        # inputs' letters and numbers in ASCII digits (with any character but a digit, a judge
+        # asked for a count writes digits of other scripts: "answers ⑛ questions")
+        words = word_bounds(style)[1]
+        opening = f"The score is {score.group(1)} because"
+        pattern = open_pattern(words, vocabulary_of(user[len(_REA_START) : end]), opening)
+    else:
+        headline = _REGEX_SPECIAL.sub(r"\\\1", f"The score is {score.group(1)} because ")
+        pattern = f"^{headline}[^{_NO_DIGITS}]{{1,{REASON_MAX_CHARS}}}[.!?]$"
     settings = _guarded("reason", (system, _REA_START, user[end:]), style)
     return Grounded("reason", {"type": "string", "pattern": pattern}, settings, text_reply=True)
