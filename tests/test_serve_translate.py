@@ -134,8 +134,9 @@ def test_an_open_style_judges_reason_is_mastras_opening_then_words_and_ascii_dig
     from offline_scorer.scorers.summarization.options import ScorerOptions
 
     request = prepare(parse_request(_captured("inline-3")), ScorerOptions(free_text="open"))
-    assert request.request.step == "reason"
-    pattern = re.compile(request.request.output_schema["pattern"])
+    schema = request.request.output_schema
+    assert request.request.step == "reason" and schema is not None
+    pattern = re.compile(schema["pattern"])
     assert pattern.match("The score is 0.57 because the summary answers 4 of 7 questions.")
     assert not pattern.match("The score is 0.57 because the summary answers \u245b questions.")
     assert not pattern.match("The score is 0.57 because it answers \u06f6\u06f4 packets.")
