@@ -91,7 +91,8 @@ def main() -> None:
         cassette=args.cassette,
         mode=RecordMode(args.record_mode),
     )
-    style = RunSpec.of("summarization", {}, settings).options.free_text  # the judge's own
+    options = RunSpec.of("summarization", {}, settings).options  # the judge's own, as eval has
+    style, threshold = options.free_text, options.coverage_threshold
     judge, spec = open_judge(settings)
     per_case: list[list[float]] = []
     per_case_labels: list[list[bool]] = []
@@ -99,7 +100,7 @@ def main() -> None:
     started = time.perf_counter()
     with judge:
         for case in built:
-            request = analyze_request(case["summary"], case["questions"], style)
+            request = analyze_request(case["summary"], case["questions"], style, threshold)
             completion = judge.complete(request)
             verdicts = CoverageOutput.model_validate_json(completion.text).coverage
             probabilities = completion.verdict_probabilities
