@@ -165,14 +165,22 @@ def test_write_threshold_copies_a_shipped_entry_and_keeps_comments(tmp_path):
     assert entry["sha256"] == spec.sha256 and entry["package"] == spec.package
 
 
-def test_calibrate_command_replays_and_writes_only_the_user_registry(tmp_path):
-    spec = load_registry().resolve("default")
+def _recorded(tmp_path, spec):
+    """The scripted judge's run over `_rows` recorded to a cassette: (its path, the items)."""
     cassette = tmp_path / "c.oscas"
     recorder = CassetteJudge(
         cassette, mode=RecordMode.RECORD, identity=pinned_identity(spec), live=_judge()
     )
-    collect(load_dataset(_rows(tmp_path)), SPEC, SummarizationScorer(recorder, ScorerOptions()))
+    items, _ = collect(
+        load_dataset(_rows(tmp_path)), SPEC, SummarizationScorer(recorder, ScorerOptions())
+    )
     recorder.close()
+    return cassette, items
+
+
+def test_calibrate_command_replays_and_writes_only_the_user_registry(tmp_path):
+    spec = load_registry().resolve("default")
+    cassette, _ = _recorded(tmp_path, spec)
     user = tmp_path / "user-models.toml"
     user.write_text("# mine\n", encoding="utf-8")
     shipped_before = (load_registry().models[spec.name].origin, spec.verdict_threshold)
@@ -204,15 +212,7 @@ def test_calibrate_command_replays_and_writes_only_the_user_registry(tmp_path):
 
 
 def test_per_row_writes_each_rows_label_and_weakest_probability(tmp_path):
-    spec = load_registry().resolve("default")
-    cassette = tmp_path / "c.oscas"
-    recorder = CassetteJudge(
-        cassette, mode=RecordMode.RECORD, identity=pinned_identity(spec), live=_judge()
-    )
-    items, _ = collect(
-        load_dataset(_rows(tmp_path)), SPEC, SummarizationScorer(recorder, ScorerOptions())
-    )
-    recorder.close()
+    cassette, items = _recorded(tmp_path, load_registry().resolve("default"))
     per_row = tmp_path / "rows.jsonl"
     proc = run_cli(
         "calibrate",
