@@ -36,7 +36,6 @@ from offline_scorer.scorers.summarization.grounding import (  # noqa: E402
     sentences,
     states_a_fact,
 )
-from offline_scorer.scorers.summarization.prompts import analyze_request  # noqa: E402
 
 MAX_QUESTIONS = 10
 
@@ -81,7 +80,7 @@ def main() -> None:
     from offline_scorer.assembly.open import JudgeSettings, open_judge
     from offline_scorer.assembly.run_spec import RunSpec
     from offline_scorer.cassette.judge import RecordMode
-    from offline_scorer.scorers.summarization.schemas import CoverageOutput
+    from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
     rows = [json.loads(line) for line in args.data.open(encoding="utf-8") if line.strip()]
     built = cases(rows, args.sources)
@@ -92,18 +91,16 @@ def main() -> None:
         mode=RecordMode(args.record_mode),
     )
     options = RunSpec.of("summarization", {}, settings).options  # the judge's own, as eval has
-    style, threshold = options.free_text, options.coverage_threshold
     judge, spec = open_judge(settings)
+    scorer = SummarizationScorer(judge, options)
     per_case: list[list[float]] = []
     per_case_labels: list[list[bool]] = []
     answered: list[bool] = []
     started = time.perf_counter()
     with judge:
         for case in built:
-            request = analyze_request(case["summary"], case["questions"], style, threshold)
-            completion = judge.complete(request)
-            verdicts = CoverageOutput.model_validate_json(completion.text).coverage
-            probabilities = completion.verdict_probabilities
+            judged = scorer.judge_coverage(case["summary"], case["questions"])
+            verdicts, probabilities = judged.verdicts, judged.probabilities
             assert probabilities is not None and len(probabilities) == len(verdicts)
             per_case.append(list(probabilities))
             per_case_labels.append(case["labels"])

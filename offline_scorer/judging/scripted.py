@@ -29,7 +29,8 @@ class ScriptedJudge(JudgeBase):
 
     When a request's schema puts every verdict before a top-level "reasons" list (the library's
     own requests do), the judge answers that way: each verdict's "reason" moves, in order, to
-    "reasons".
+    "reasons". A request for one claim's or one question's verdict (`one_by_one`) gets the
+    scripted verdict with that claim or question, and its P(true).
     """
 
     def __init__(
@@ -64,17 +65,44 @@ class ScriptedJudge(JudgeBase):
             return Completion(self.raw[request.step])
         if request.step not in self.answers:
             raise ValueError(f"ScriptedJudge has no answer for step {request.step!r}")
-        answer = _laid_out(self.answers[request.step], request.output_schema)
+        probabilities = self.probabilities.get(request.step)
+        one = _one_verdict(self.answers[request.step], request.output_schema)
+        if one is not None:  # a request for one claim's or one question's verdict
+            index, answer = one
+            probabilities = None if probabilities is None else probabilities[index : index + 1]
+        else:
+            answer = _laid_out(self.answers[request.step], request.output_schema)
         text = json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
-        if request.step in self.probabilities:
-            return Completion(text, self.probabilities[request.step], self.threshold)
+        if probabilities is not None:
+            return Completion(text, probabilities, self.threshold)
         return Completion(text)
+
+
+_ONE_VERDICT = {"claim": "alignment", "question": "coverage"}
+
+
+def _one_verdict(
+    answer: dict[str, Any], schema: Mapping[str, Any] | None
+) -> tuple[int, dict[str, Any]] | None:
+    """(position, verdict) of the scripted verdict a one-verdict request names (its schema
+    fixes the claim or question with a `const`), or None for any other request."""
+    properties = (schema or {}).get("properties", {})
+    for field, verdicts in _ONE_VERDICT.items():
+        named = properties.get(field, {})
+        if "const" in named:
+            for index, verdict in enumerate(answer[verdicts]):
+                if verdict.get(field) == named["const"]:
+                    return index, verdict
+            raise ValueError(f"ScriptedJudge has no verdict for the {field} {named['const']!r}")
+    return None
 
 
 def _laid_out(answer: dict[str, Any], schema: Mapping[str, Any] | None) -> dict[str, Any]:
     """The scripted answer in the schema's layout: verdicts with their reasons, or every verdict
     first and then a "reasons" list, in the order the schema lists its properties."""
     properties = (schema or {}).get("properties", {})
+    if list(properties) == ["questions"]:  # the questions asked alone
+        return {"questions": answer["questions"]}
     if "reasons" not in properties or "reasons" in answer:
         return answer
     verdicts = next(name for name in answer if isinstance(answer[name], list))

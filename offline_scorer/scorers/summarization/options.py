@@ -35,6 +35,8 @@ _ALIASES = {
     "freeText": "free_text",
     "coverage_threshold": "coverage_threshold",
     "coverageThreshold": "coverage_threshold",
+    "one_by_one": "one_by_one",
+    "oneByOne": "one_by_one",
 }
 
 
@@ -63,6 +65,15 @@ class ScorerOptions:
         },
     )
 
+    one_by_one: bool = field(
+        default=False,
+        metadata={
+            "help": "Judge each claim and each coverage question in a request of its own, "
+            "after the texts it needs (read once per evaluation, as a shared prefix); the "
+            "model's registry entry may choose it."
+        },
+    )
+
     def __post_init__(self) -> None:
         mq = self.max_questions
         if isinstance(mq, bool) or not isinstance(mq, int):
@@ -86,6 +97,8 @@ class ScorerOptions:
             isinstance(ct, bool) or not isinstance(ct, int | float) or not 0 < ct < 1
         ):
             raise ConfigError(f"coverage_threshold must be a number between 0 and 1, got {ct!r}")
+        if not isinstance(self.one_by_one, bool):
+            raise ConfigError(f"one_by_one must be true or false, got {self.one_by_one!r}")
         if self.free_text not in FREE_TEXT_STYLES:
             raise ConfigError(
                 f"free_text must be one of {', '.join(FREE_TEXT_STYLES)}, got {self.free_text!r}"
@@ -101,6 +114,8 @@ class ScorerOptions:
         }
         if self.coverage_threshold is not None:  # absent when unset: older identities hold
             found["coverage_threshold"] = float(self.coverage_threshold)
+        if self.one_by_one:  # absent when off, as above
+            found["one_by_one"] = True
         return found
 
     @classmethod

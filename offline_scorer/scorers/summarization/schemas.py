@@ -152,6 +152,12 @@ class InterleavedCoverageOutput(_Strict):
         return list(self.coverage)
 
 
+class QuestionsOutput(_Strict):
+    """The questions drawn from the source, asked alone when each claim is judged on its own."""
+
+    questions: list[str]
+
+
 class ReasonOutput(_Strict):
     explanation: str
 
@@ -288,19 +294,62 @@ def preprocess_schema(
     """
     template = _preprocess_template(vocabulary, style, layout)
     properties = template["properties"]
+    questions = _questions_node(candidates, max_questions)
+    changed = {"alignment": _with_prefix(properties["alignment"], "claim", claims)}
+    if layout != "interleaved":
+        changed["reasons"] = _counted(properties["reasons"], len(claims))
+    changed["questions"] = questions
+    return {**template, "properties": {**properties, **changed}}
+
+
+def _questions_node(candidates: Sequence[str], max_questions: int) -> dict[str, Any]:
+    """A set of questions drawn from `candidates`, as many as `max_questions` allows."""
     count = min(max_questions, len(candidates))
-    questions = {
+    return {
         "type": "array",
         "items": {"enum": list(candidates)},
         "uniqueItems": True,
         "minItems": count,
         "maxItems": count,
     }
-    changed = {"alignment": _with_prefix(properties["alignment"], "claim", claims)}
-    if layout != "interleaved":
-        changed["reasons"] = _counted(properties["reasons"], len(claims))
-    changed["questions"] = questions
-    return {**template, "properties": {**properties, **changed}}
+
+
+def questions_schema(candidates: Sequence[str], max_questions: int) -> dict[str, Any]:
+    """The questions alone, chosen from `candidates` as `preprocess_schema` has them."""
+    schema = _schema(QuestionsOutput)
+    schema["properties"]["questions"] = _questions_node(candidates, max_questions)
+    return schema
+
+
+@functools.lru_cache(maxsize=64)
+def _one_verdict_template(
+    model: type[BaseModel], vocabulary: Vocabulary, style: str, opening: str
+) -> dict[str, Any]:
+    schema = _schema(model)
+    _text(schema["properties"]["reason"], word_bounds(style)[0], MAX_REASON_CHARS, vocabulary,
+          style, opening)  # fmt: skip
+    return schema
+
+
+def _one_verdict(
+    model: type[BaseModel], field: str, value: str, vocabulary: Vocabulary, style: str
+) -> dict[str, Any]:
+    template = _one_verdict_template(model, vocabulary, style, OPENINGS[_AXIS_OF[field]])
+    return {**template, "properties": {**template["properties"], field: {"const": value}}}
+
+
+_AXIS_OF = {"claim": "alignment", "question": "coverage"}
+
+
+def claim_schema(claim: str, vocabulary: Vocabulary, style: str) -> dict[str, Any]:
+    """One claim's verdict, echoing the claim, then its reason: Mastra's verdict shape, for a
+    request that judges one claim. Shares its template, as the others do: read-only."""
+    return _one_verdict(ClaimVerdict, "claim", claim, vocabulary, style)
+
+
+def question_schema(question: str, vocabulary: Vocabulary, style: str) -> dict[str, Any]:
+    """One question's verdict, echoing the question, then its reason (as `claim_schema`)."""
+    return _one_verdict(QuestionVerdict, "question", question, vocabulary, style)
 
 
 @functools.lru_cache(maxsize=64)

@@ -7,12 +7,14 @@ all sit behind `Judge.complete`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from offline_scorer.errors import GenerationError
 from offline_scorer.judging.ask import ask
-from offline_scorer.judging.protocol import Completion, Judge, TextJudge, as_judge
+from offline_scorer.judging.protocol import Completion, Judge, JudgeRequest, TextJudge, as_judge
 from offline_scorer.scorers.summarization import prompts, readable
+from offline_scorer.scorers.summarization.grounding import claims_of
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.reason import (
     compose_reason,
@@ -30,6 +32,9 @@ from offline_scorer.scorers.summarization.result import (
 from offline_scorer.scorers.summarization.rule import AXES, align_verdicts, score_verdicts
 from offline_scorer.scorers.summarization.runs import resolve_source, resolve_summary, split_run
 from offline_scorer.scorers.summarization.schemas import (
+    ClaimVerdict,
+    QuestionsOutput,
+    QuestionVerdict,
     ReasonOutput,
     coverage_model,
     layout_of,
@@ -51,6 +56,36 @@ def _probabilities(step: str, completion: Completion, verdicts: int) -> tuple[fl
             f"{step}: the judge gave {len(found)} verdict probabilities for {verdicts} verdicts"
         )
     return found
+
+
+Verdict = TypeVar("Verdict", ClaimVerdict, QuestionVerdict)
+
+
+@dataclass(frozen=True)
+class Judged(Generic[Verdict]):
+    """One step's verdicts as the judge gave them, P(true) of each (None: the judge gives
+    none) and the threshold they were committed at."""
+
+    verdicts: list[Verdict]
+    probabilities: tuple[float, ...] | None
+    threshold: float | None
+
+
+def _one_by_one(
+    judge: Judge, requests: list[JudgeRequest], model: type[Verdict]
+) -> Judged[Verdict]:
+    """Ask each request for one verdict; the verdicts and their P(true) in order (None when
+    the judge gave none for any of them)."""
+    verdicts: list[Verdict] = []
+    found: list[float] | None = []
+    threshold = None
+    for request in requests:
+        verdict, completion = ask(judge, request, model)
+        verdicts.append(verdict)
+        given = _probabilities(request.step, completion, 1)
+        found = None if given is None or found is None else found + list(given)
+        threshold = completion.verdict_threshold
+    return Judged(verdicts, None if found is None else tuple(found), threshold)
 
 
 class SummarizationScorer:
@@ -89,48 +124,70 @@ class SummarizationScorer:
         return self.score_texts(*self._texts(run))
 
     def claim_probabilities(self, run: Mapping[str, Any]) -> tuple[float, ...] | None:
-        """P(supported) of each claim of the run's summary (preprocess step only), or None when
-        the judge gives no probabilities: what calibrating a verdict threshold needs."""
+        """P(supported) of each claim of the run's summary (the claims' verdicts only), or None
+        when the judge gives no probabilities: what calibrating a verdict threshold needs."""
         source, summary = self._texts(run)
+        if self.options.one_by_one:
+            return self._claim_checks(source, summary).probabilities
+        return self._preprocess(source, summary)[0].probabilities
+
+    def _preprocess(self, source: str, summary: str) -> tuple[Judged[ClaimVerdict], list[str]]:
+        """The claims' verdicts and the coverage questions, in one answer or (one by one) the
+        questions first and then a request per claim."""
         options = self.options
-        request = prompts.preprocess_request(
-            source, summary, options.max_questions, options.free_text
+        style = options.free_text
+        if options.one_by_one:
+            request = prompts.questions_request(source, options.max_questions, style)
+            chosen, _ = ask(self.judge, request, QuestionsOutput)
+            return self._claim_checks(source, summary), list(chosen.questions)
+        request = prompts.preprocess_request(source, summary, options.max_questions, style)
+        pre, completion = ask(self.judge, request, preprocess_model(layout_of(style)))
+        found = _probabilities("preprocess", completion, len(pre.alignment))
+        # A blank summary makes no claims, whatever a judge answers (live grammars enforce it).
+        verdicts = pre.verdicts() if summary.strip() else []
+        return Judged(verdicts, found, completion.verdict_threshold), list(pre.questions)
+
+    def _claim_checks(self, source: str, summary: str) -> Judged[ClaimVerdict]:
+        style = self.options.free_text
+        return _one_by_one(
+            self.judge,
+            [prompts.claim_request(source, summary, claim, style) for claim in claims_of(summary)],
+            ClaimVerdict,
         )
-        pre, completion = ask(self.judge, request, preprocess_model(layout_of(options.free_text)))
-        return _probabilities("preprocess", completion, len(pre.alignment))
+
+    def judge_coverage(self, summary: str, asked: list[str]) -> Judged[QuestionVerdict]:
+        """The questions' verdicts, in one answer or one request per question."""
+        style, threshold = self.options.free_text, self.options.coverage_threshold
+        if self.options.one_by_one:
+            requests = [prompts.question_request(summary, q, style, threshold) for q in asked]
+            return _one_by_one(self.judge, requests, QuestionVerdict)
+        request = prompts.analyze_request(summary, asked, style, threshold)
+        cov, completion = ask(self.judge, request, coverage_model(layout_of(style)))
+        found = _probabilities("analyze", completion, len(cov.coverage))
+        return Judged(cov.verdicts(), found, completion.verdict_threshold)
 
     def score_texts(self, source: str, summary: str) -> ScorerResult:
         """Score a summary against a source given as plain text."""
         max_questions, style = self.options.max_questions, self.options.free_text
-        layout = layout_of(style)
         reason_words, explanation_words = word_bounds(style)
-        pre, pre_completion = ask(
-            self.judge,
-            prompts.preprocess_request(source, summary, max_questions, style),
-            preprocess_model(layout),
-        )
-        supported_p = _probabilities("preprocess", pre_completion, len(pre.alignment))
-        # A blank summary makes no claims, whatever a judge answers (live grammars enforce it).
+        judged_claims, questions = self._preprocess(source, summary)
         claims, claim_authors = readable.claim_reasons(
-            pre.verdicts() if summary.strip() else [],
+            judged_claims.verdicts,
             prompts.preprocess_vocabulary(source, summary),
             f"{source}\n{summary}",
             reason_words,
         )
-        asked = pre.questions[:max_questions]
-        cov, cov_completion = ask(
-            self.judge,
-            prompts.analyze_request(summary, asked, style, self.options.coverage_threshold),
-            coverage_model(layout),
-        )
-        answered_p = _probabilities("analyze", cov_completion, len(cov.coverage))
+        asked = questions[:max_questions]
+        judged_questions = self.judge_coverage(summary, asked)
         coverage, coverage_authors = readable.coverage_reasons(
-            align_verdicts(asked, cov.verdicts()),
+            align_verdicts(asked, judged_questions.verdicts),
             prompts.analyze_vocabulary(summary, asked),
             summary,
             reason_words,
-            judged=len(cov.coverage),
+            judged=len(judged_questions.verdicts),
         )
+        supported_p = judged_claims.probabilities
+        answered_p = judged_questions.probabilities
         outcome = score_verdicts(claims, asked, coverage, self.options.scale)
         shown = facts(outcome)
         request = prompts.reason_request(shown, style, repr(outcome.score))
@@ -148,9 +205,7 @@ class SummarizationScorer:
         probabilities = None
         if supported_p is not None or answered_p is not None:
             threshold = (
-                pre_completion.verdict_threshold
-                if supported_p is not None
-                else cov_completion.verdict_threshold
+                judged_claims.threshold if supported_p is not None else judged_questions.threshold
             )
             probabilities = VerdictProbabilities.aligned(
                 threshold,
@@ -164,7 +219,7 @@ class SummarizationScorer:
             score=outcome.score,
             reason=compose_reason(outcome, explanation, by_judge),
             preprocess_step_result=PreprocessStepResult(
-                alignment=tuple(claims), questions=tuple(pre.questions)
+                alignment=tuple(claims), questions=tuple(questions)
             ),
             analyze_step_result=AnalyzeStepResult(coverage=tuple(coverage)),
             verdict_probabilities=probabilities,
