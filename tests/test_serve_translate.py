@@ -141,3 +141,25 @@ def test_an_open_style_judges_reason_is_mastras_opening_then_words_and_ascii_dig
     assert not pattern.match("The score is 0.57 because the summary answers \u245b questions.")
     assert not pattern.match("The score is 0.57 because it answers \u06f6\u06f4 packets.")
     assert not pattern.match("The score is 1 because the summary is faithful.")  # not its score
+
+
+def test_mastras_requests_take_the_entrys_served_options_and_are_never_split() -> None:
+    """A threshold measured on one question at a time does not describe P(answered) read from
+    Mastra's list of questions; the entry's `served_options` says what does."""
+    from offline_scorer.models.registry import ModelSpec
+    from offline_scorer.serve.mastra import served_options
+
+    spec = ModelSpec(
+        name="judge",
+        path="/nowhere/judge.gguf",
+        scorer_options={
+            "summarization": {"free_text": "open", "one_by_one": True, "coverage_threshold": 0.8}
+        },
+        served_options={"summarization": {"coverage_threshold": 0.4}},
+    )
+    options = served_options(spec)
+    assert (options.free_text, options.one_by_one, options.coverage_threshold) == (
+        "open",
+        False,
+        0.4,
+    )

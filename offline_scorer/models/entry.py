@@ -149,6 +149,12 @@ class ModelEntry(BaseModel):
     """Options a scorer kind runs with on this judge unless a command sets them: how much a
     judge is confined is a property of the judge (`free_text = "sentences"` keeps a small model
     from looping; a capable one writes its own words under "open")."""
+    served_options: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="a table of option tables, one per scorer kind"
+    )
+    """Options that differ for requests a client words itself (`serve` keeps Mastra's prompts,
+    which list every claim and question in one request): a threshold measured on one question
+    at a time does not describe P(answered) read from a list."""
 
     @model_validator(mode="after")
     def _one_location(self) -> ModelEntry:

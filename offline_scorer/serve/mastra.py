@@ -80,11 +80,14 @@ class Grounded:
 
 
 def served_options(spec: ModelSpec) -> ScorerOptions:
-    """The summarization options the served judge's registry entry sets (`scorer_options`):
-    how its free text is decoded and the threshold of its coverage verdicts, as the library's
-    scorer uses them on the same judge; a value no scorer accepts is a one-line ConfigError
-    when the server starts."""
-    return ScorerOptions.from_mapping(spec.scorer_options.get("summarization", {}))
+    """The summarization options the served judge's registry entry sets: how its free text is
+    decoded and the threshold of its coverage verdicts, as the library's scorer uses them on
+    the same judge (`scorer_options`), except where the entry measured Mastra's form of the
+    requests apart (`served_options`). Mastra's requests are not split, so `one_by_one` does
+    not apply. A value no scorer accepts is a one-line ConfigError when the server starts."""
+    own = {**spec.scorer_options.get("summarization", {})}
+    own.pop("one_by_one", None)
+    return ScorerOptions.from_mapping({**own, **spec.served_options.get("summarization", {})})
 
 
 def recognise(messages: Sequence[Message], options: ScorerOptions | None = None) -> Grounded | None:
