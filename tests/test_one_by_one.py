@@ -26,6 +26,9 @@ QUESTIONS = [
 ]
 
 
+ASKED_OF_A_CLAIM = "Is every fact in this sentence supported by the document? Answer in JSON."
+
+
 def judge() -> ScriptedJudge:
     claims = claims_of(SUMMARY)
     return ScriptedJudge(
@@ -57,11 +60,12 @@ def test_each_claim_and_question_is_a_request_of_its_own():
     assert steps == ["preprocess", "preprocess", "preprocess", "analyze", "analyze", "reason"]
     questions, *claims = j.requests[:3]
     assert list(questions.output_schema["properties"]) == ["questions"]
-    assert [r.output_schema["properties"]["claim"]["const"] for r in claims] == list(
-        claims_of(SUMMARY)
-    )
-    asked = [r.output_schema["properties"]["question"]["const"] for r in j.requests[3:5]]
-    assert asked == QUESTIONS
+    for request, claim in zip(claims, claims_of(SUMMARY), strict=True):
+        assert list(request.output_schema["properties"]) == ["supported", "reason"]
+        assert request.text().endswith(f"{claim}\n\n" + ASKED_OF_A_CLAIM)
+    for request, question in zip(j.requests[3:5], QUESTIONS, strict=True):
+        assert list(request.output_schema["properties"]) == ["answered", "reason"]
+        assert f"Question:\n{question}\n" in request.text()
 
 
 def test_requests_differ_only_after_the_texts_they_share():
@@ -72,8 +76,9 @@ def test_requests_differ_only_after_the_texts_they_share():
     texts = [request.text() for request in j.requests]
     first, second = texts[1], texts[2]
     shared = first[: first.index("Sentence of the summary:")]
+    assert shared.startswith("[user]\nDocument:")  # no system message: the model's own
     assert second.startswith(shared) and SOURCE in shared and SUMMARY in shared
-    assert texts[0].startswith(shared[: shared.index("Summary:")])
+    assert texts[0].startswith(shared[: shared.index("\n\nSummary:")])
     coverage_shared = texts[3][: texts[3].index("Question:")]
     assert texts[4].startswith(coverage_shared) and SOURCE not in texts[3]
 
@@ -116,3 +121,14 @@ def test_the_option_is_named_in_the_identity_only_when_on():
 def test_a_one_by_one_that_is_not_true_or_false_is_refused(bad):
     with pytest.raises(ConfigError, match="one_by_one must be true or false"):
         ScorerOptions(one_by_one=bad)
+
+
+def test_the_claim_and_coverage_thresholds_go_to_their_own_requests():
+    j = judge()
+    options = ScorerOptions(
+        free_text="open", one_by_one=True, claim_threshold=0.7, coverage_threshold=0.4
+    )
+    SummarizationScorer(j, options).score_texts(SOURCE, SUMMARY)
+    thresholds = [(r.step, r.sampling.verdict_threshold) for r in j.requests[1:5]]
+    assert thresholds == [("preprocess", 0.7)] * 2 + [("analyze", 0.4)] * 2
+    assert ScorerOptions(claim_threshold=0.7).identity()["claim_threshold"] == 0.7

@@ -77,6 +77,28 @@ def test_a_reason_must_agree_with_its_verdict_and_speak_of_its_subject(
     assert (found is None) if why is None else (why in (found or "")), found
 
 
+QUESTION = "Is it true that the ferry was inspected by engineers from Quillmarsh in January?"
+HOLDER = "The ferry, inspected by Quillmarsh engineers in January, left Port Alder."
+
+
+@pytest.mark.parametrize(
+    ("summary", "text", "verdict", "why"),
+    [
+        # the judge restates its question as if the summary said it: false, however readable
+        (SUMMARY, "The summary states that engineers from Quillmarsh inspected it.", True, "holds"),
+        (HOLDER, "The summary states that engineers from Quillmarsh inspected it.", True, None),
+        # a denial reports an absence: nothing to find in the summary
+        (SUMMARY, "The summary does not say that engineers inspected the ferry.", False, None),
+    ],
+)
+def test_an_affirming_reason_speaks_of_what_its_text_holds(
+    summary: str, text: str, verdict: bool, why: str | None
+) -> None:
+    words = vocabulary_of(summary, QUESTION)
+    found = problem(text, MAX_REASON_WORDS, words, summary, QUESTION, verdict, grounds=summary)
+    assert (found is None) if why is None else (why in (found or "")), found
+
+
 def test_numbers_are_read_in_words_and_digits() -> None:
     assert numbers_stated("Forty? No: 41 and twelve, half of them.") == {"40", "41", "12", "half"}
     assert numbers_stated(SOURCE) >= {"9", "3", "2021", "40"}

@@ -121,7 +121,7 @@ def test_the_served_judges_coverage_threshold_commits_mastras_coverage_verdicts(
     }
     assert steps["inline-2"].step == "analyze"
     assert steps["inline-2"].sampling.verdict_threshold == options.coverage_threshold
-    assert steps["inline-1"].sampling.verdict_threshold is None
+    assert steps["inline-1"].sampling.verdict_threshold == options.claim_threshold
     assert steps["inline-3"].sampling.verdict_threshold is None
     # a judge whose entry sets none keeps its own threshold for every step
     plain = prepare(parse_request(_captured("inline-2"))).request
@@ -163,3 +163,15 @@ def test_mastras_requests_take_the_entrys_served_options_and_are_never_split() -
         False,
         0.4,
     )
+
+
+def test_the_served_claim_threshold_commits_mastras_claim_verdicts() -> None:
+    from offline_scorer.scorers.summarization.options import ScorerOptions
+
+    options = ScorerOptions(free_text="open", claim_threshold=0.67, coverage_threshold=0.43)
+    steps = {
+        name: prepare(parse_request(_captured(name)), options).request
+        for name in ("inline-1", "inline-2")
+    }
+    assert steps["inline-1"].sampling.verdict_threshold == 0.67
+    assert steps["inline-2"].sampling.verdict_threshold == 0.43

@@ -66,7 +66,7 @@ class ScriptedJudge(JudgeBase):
         if request.step not in self.answers:
             raise ValueError(f"ScriptedJudge has no answer for step {request.step!r}")
         probabilities = self.probabilities.get(request.step)
-        one = _one_verdict(self.answers[request.step], request.output_schema)
+        one = _one_verdict(self.answers[request.step], request.output_schema, request.text())
         if one is not None:  # a request for one claim's or one question's verdict
             index, answer = one
             probabilities = None if probabilities is None else probabilities[index : index + 1]
@@ -78,23 +78,25 @@ class ScriptedJudge(JudgeBase):
         return Completion(text)
 
 
-_ONE_VERDICT = {"claim": "alignment", "question": "coverage"}
+_ONE_VERDICT = {"supported": ("alignment", "claim"), "answered": ("coverage", "question")}
 
 
 def _one_verdict(
-    answer: dict[str, Any], schema: Mapping[str, Any] | None
+    answer: dict[str, Any], schema: Mapping[str, Any] | None, sent: str
 ) -> tuple[int, dict[str, Any]] | None:
-    """(position, verdict) of the scripted verdict a one-verdict request names (its schema
-    fixes the claim or question with a `const`), or None for any other request."""
-    properties = (schema or {}).get("properties", {})
-    for field, verdicts in _ONE_VERDICT.items():
-        named = properties.get(field, {})
-        if "const" in named:
-            for index, verdict in enumerate(answer[verdicts]):
-                if verdict.get(field) == named["const"]:
-                    return index, verdict
-            raise ValueError(f"ScriptedJudge has no verdict for the {field} {named['const']!r}")
-    return None
+    """(position, verdict) of the scripted verdict a one-verdict request asks for, or None for
+    any other request. Such a request names its claim or question after the texts it shares
+    with the others (a claim also stands in the summary before it): the one named last."""
+    properties = list((schema or {}).get("properties", {}))
+    if len(properties) != 2 or properties[0] not in _ONE_VERDICT:
+        return None
+    verdicts, field = _ONE_VERDICT[properties[0]]
+    places = [sent.rfind(str(verdict[field])) for verdict in answer[verdicts]]
+    if not places or max(places) < 0:
+        raise ValueError(f"ScriptedJudge has no {field} this request names")
+    index = places.index(max(places))
+    verdict = answer[verdicts][index]
+    return index, {name: verdict[name] for name in properties}
 
 
 def _laid_out(answer: dict[str, Any], schema: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -93,11 +93,11 @@ def served_options(spec: ModelSpec) -> ScorerOptions:
 def recognise(messages: Sequence[Message], options: ScorerOptions | None = None) -> Grounded | None:
     """The grounded decoding for Mastra's summarization prompts; None for any other request.
 
-    Reasons are decoded in the judge's free-text style and coverage verdicts committed at its
-    coverage threshold (`options`, from `served_options`). Under the guarded styles, free text
-    in every step (the verdicts' reasons, the explanation) may not copy a run of the prompt's
-    fixed text: Mastra's worked examples ("95% accuracy, which contradicts 99%") are what a
-    small model would otherwise write about any pair.
+    Reasons are decoded in the judge's free-text style, claim and coverage verdicts committed
+    at its claim and coverage thresholds (`options`, from `served_options`). Under the guarded
+    styles, free text in every step (the verdicts' reasons, the explanation) may not copy a run
+    of the prompt's fixed text: Mastra's worked examples ("95% accuracy, which contradicts
+    99%") are what a small model would otherwise write about any pair.
     """
     if len(messages) != 2 or messages[0].role != "system" or messages[1].role != "user":
         return None
@@ -108,7 +108,7 @@ def recognise(messages: Sequence[Message], options: ScorerOptions | None = None)
     options = options or ScorerOptions()
     style = options.free_text
     if user.startswith(_PRE_START):
-        return _preprocess(system, user, style)
+        return _preprocess(system, user, style, options.claim_threshold)
     if user.startswith(_ANA_START):
         return _analyze(system, user, style, options.coverage_threshold)
     if user.startswith(_REA_START):
@@ -127,7 +127,7 @@ def _guarded(
     return replace(settings, no_copy=tuple(part for part in fixed if part.strip()))
 
 
-def _preprocess(system: str, user: str, style: str) -> Grounded | None:
+def _preprocess(system: str, user: str, style: str, threshold: float | None) -> Grounded | None:
     cap = _PRE_MAX.search(user)
     end = user.find(_PRE_END)
     start = user.find(_PRE_SOURCE, user.rfind("\n}"))  # the inputs follow the worked example
@@ -144,7 +144,7 @@ def _preprocess(system: str, user: str, style: str) -> Grounded | None:
         claims, candidates, int(cap.group(1)), vocabulary, style, layout="interleaved"
     )
     fixed = (system, user[: start + len(_PRE_SOURCE)], user[end:])
-    return Grounded("preprocess", schema, _guarded("preprocess", fixed, style))
+    return Grounded("preprocess", schema, _guarded("preprocess", fixed, style, threshold))
 
 
 def _analyze(system: str, user: str, style: str, threshold: float | None) -> Grounded | None:

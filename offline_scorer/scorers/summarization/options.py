@@ -35,6 +35,8 @@ _ALIASES = {
     "freeText": "free_text",
     "coverage_threshold": "coverage_threshold",
     "coverageThreshold": "coverage_threshold",
+    "claim_threshold": "claim_threshold",
+    "claimThreshold": "claim_threshold",
     "one_by_one": "one_by_one",
     "oneByOne": "one_by_one",
 }
@@ -65,6 +67,14 @@ class ScorerOptions:
         },
     )
 
+    claim_threshold: float | None = field(
+        default=None,
+        metadata={
+            "help": "P(supported) at or above which a claim counts as supported (default: "
+            "the judge's verdict threshold; the model's registry entry may set it)."
+        },
+    )
+
     one_by_one: bool = field(
         default=False,
         metadata={
@@ -92,11 +102,12 @@ class ScorerOptions:
             raise ConfigError(f"source must be a string, got {type(self.source).__name__}")
         if self.source_extractor is not None and not callable(self.source_extractor):
             raise ConfigError("source_extractor must be a callable (input, output) -> str")
-        ct = self.coverage_threshold
-        if ct is not None and (
-            isinstance(ct, bool) or not isinstance(ct, int | float) or not 0 < ct < 1
-        ):
-            raise ConfigError(f"coverage_threshold must be a number between 0 and 1, got {ct!r}")
+        for name in ("coverage_threshold", "claim_threshold"):
+            ct = getattr(self, name)
+            if ct is not None and (
+                isinstance(ct, bool) or not isinstance(ct, int | float) or not 0 < ct < 1
+            ):
+                raise ConfigError(f"{name} must be a number between 0 and 1, got {ct!r}")
         if not isinstance(self.one_by_one, bool):
             raise ConfigError(f"one_by_one must be true or false, got {self.one_by_one!r}")
         if self.free_text not in FREE_TEXT_STYLES:
@@ -114,6 +125,8 @@ class ScorerOptions:
         }
         if self.coverage_threshold is not None:  # absent when unset: older identities hold
             found["coverage_threshold"] = float(self.coverage_threshold)
+        if self.claim_threshold is not None:  # absent when unset, as above
+            found["claim_threshold"] = float(self.claim_threshold)
         if self.one_by_one:  # absent when off, as above
             found["one_by_one"] = True
         return found

@@ -79,16 +79,16 @@ a long source, Qwen2.5-Coder-0.5B's weakest-claim P(true) fell to ROC AUC 0.60 o
 against 0.80-0.83 with the inputs first (docs/judges.md); a judge that reads the question last
 answers it. SmolLM2 keeps the task-first prompt its recordings were made with."""
 
-_QUESTIONS = """Source:
+_QUESTIONS = """Document:
 {source}
 
-Task: choose the {count} most important facts of the source. Each becomes a closed question \
-made from one source sentence: "{frame}<sentence>?", listed in the order the sentences appear \
-in the source."""
+Task: choose the {count} most important facts of the document. Each becomes a closed question \
+made from one document sentence: "{frame}<sentence>?", listed in the order the sentences appear \
+in the document."""
 """When each claim is judged on its own: the questions, from the source alone. It opens as
 every claim's request does, so the source read here is the prefix the claims' requests reuse."""
 
-_CLAIM = """Source:
+_CLAIM = """Document:
 {source}
 
 Summary:
@@ -97,8 +97,7 @@ Summary:
 Sentence of the summary:
 {claim}
 
-Is every fact in this sentence supported by the source? Answer in JSON: the sentence, \
-"supported", and a "reason", one short sentence saying what the source states about it."""
+Is every fact in this sentence supported by the document? Answer in JSON."""
 """One claim judged alone, after the source and the whole summary (which says what its
 pronouns refer to). Asked this way, sentence by sentence, Qwen2.5-Coder-0.5B's weakest P(true)
 gave ROC AUC 0.69 on judge-dev-news.jsonl against 0.62 with every claim in one answer and 0.64
@@ -111,8 +110,7 @@ _QUESTION = """Summary:
 Question:
 {question}
 
-Does the summary answer this question? Answer in JSON: the question, "answered", and a \
-"reason", one short sentence saying what the summary states about it."""
+Does the summary answer this question? Answer in JSON."""
 """One coverage question judged alone, after the summary. Asked this way, Qwen2.5-Coder-0.5B's
 P(answered) gave ROC AUC 0.81 on bench/bench_coverage.py's set, against 0.57 with every
 question in one answer (docs/judges.md)."""
@@ -242,6 +240,19 @@ def _request(
     )
 
 
+def _alone(
+    step: str, user: str, schema: dict, style: str, threshold: float | None = None
+) -> JudgeRequest:
+    """A one-verdict request: the user message alone, under the model's own system prompt.
+    Asked so, as a user would ask it, Qwen2.5-Coder-0.5B kept the most signal (docs/judges.md)."""
+    return JudgeRequest(
+        step=step,
+        messages=(Message("user", user),),
+        output_schema=schema,
+        sampling=sampling(step, style, threshold),
+    )
+
+
 def _listed(items: Sequence[str], empty: str) -> str:
     return "\n".join(f"{i}. {item}" for i, item in enumerate(items, 1)) or empty
 
@@ -263,7 +274,11 @@ def reason_vocabulary(facts: str) -> Vocabulary:
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
 def preprocess_request(
-    source: str, summary: str, max_questions: int, style: str = "sentences"
+    source: str,
+    summary: str,
+    max_questions: int,
+    style: str = "sentences",
+    threshold: float | None = None,
 ) -> JudgeRequest:
     """The preprocess request (cached, like each step's: a request is a pure function of its
     arguments, read-only, and a process re-scoring a suite builds the same ones again)."""
@@ -281,7 +296,7 @@ def preprocess_request(
     )
     vocabulary = preprocess_vocabulary(source, summary)
     schema = preprocess_schema(claims, candidates, max_questions, vocabulary, style, layout)
-    return _request("preprocess", user, schema, style)
+    return _request("preprocess", user, schema, style, threshold)
 
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
@@ -291,15 +306,18 @@ def questions_request(source: str, max_questions: int, style: str) -> JudgeReque
     user = _QUESTIONS.format(
         source=source, count=min(max_questions, len(candidates)), frame=QUESTION_FRAME
     )
-    return _request("preprocess", user, questions_schema(candidates, max_questions), style)
+    return _alone("preprocess", user, questions_schema(candidates, max_questions), style)
 
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
-def claim_request(source: str, summary: str, claim: str, style: str) -> JudgeRequest:
-    """One claim's verdict and reason, the source and summary first."""
+def claim_request(
+    source: str, summary: str, claim: str, style: str, threshold: float | None = None
+) -> JudgeRequest:
+    """One claim's verdict and reason, the source and summary first; `threshold`, when given,
+    is the P(true) its verdict is committed at."""
     user = _CLAIM.format(source=source, summary=summary, claim=claim)
     vocabulary = preprocess_vocabulary(source, summary)
-    return _request("preprocess", user, claim_schema(claim, vocabulary, style), style)
+    return _alone("preprocess", user, claim_schema(vocabulary, style), style, threshold)
 
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
@@ -310,8 +328,8 @@ def question_request(
     `analyze_request`."""
     user = _QUESTION.format(summary=summary, question=question)
     vocabulary = analyze_vocabulary(summary, (question,))
-    schema = question_schema(question, vocabulary, style)
-    return _request("analyze", user, schema, style, threshold)
+    schema = question_schema(vocabulary, style)
+    return _alone("analyze", user, schema, style, threshold)
 
 
 def analyze_request(

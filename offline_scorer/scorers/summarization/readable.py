@@ -150,11 +150,13 @@ def problem(
     numbers_from: str,
     subject: str | None = None,
     verdict: bool | None = None,
+    grounds: str | None = None,
 ) -> str | None:
     """Why `text` is not shown to a person (None: it is). It may state the numbers the text
     `numbers_from` states (read only when it states one); a text about `subject` (the claim,
     the question, the facts) must share a content word with it; a reason for a `verdict` must
-    not say the opposite of it, and must speak mostly of its subject."""
+    not say the opposite of it, and must speak mostly of its subject; a reason affirming its
+    verdict must speak mostly of what `grounds` (the text it says holds the fact) holds."""
     # Cheap checks first: most texts a small model writes fail one of them (the order decides
     # only which problem is named, never whether there is one).
     if not _SHAPE.fullmatch(text):
@@ -185,8 +187,22 @@ def problem(
     if stated and stated - numbers_stated(numbers_from):
         return "states a number the figures do not hold"
     if verdict is not None and subject is not None:
-        return _disagreement(words, meaningful, subject, verdict)
+        disagreement = _disagreement(words, meaningful, subject, verdict)
+        if disagreement is not None:
+            return disagreement
+    if verdict and grounds is not None and _unfounded(meaningful, grounds):
+        return "says its text holds what it does not"
     return None
+
+
+def _unfounded(meaningful: frozenset[str], grounds: str) -> bool:
+    """Whether an affirming reason speaks mostly of what `grounds` does not hold. "The summary
+    states that engineers inspected the bridge in January" for a summary that names no
+    engineer is false, however readable: a judge restating its question reads as one reporting
+    the summary."""
+    own = meaningful - JUDGING_WORDS
+    held = _content_stems(grounds)
+    return bool(own) and sum(_stem(w) in held for w in own) < MIN_ON_SUBJECT * len(own)
 
 
 def _loops(words: Sequence[str]) -> bool:
@@ -271,6 +287,7 @@ def _vet(
     positive: Callable[[Verdict], bool],
     write: Callable[[Verdict], str],
     judged: int,
+    grounds: str,
 ) -> tuple[list[Verdict], tuple[Author, ...]]:
     """Each verdict with the judge's reason if it may be shown, else with `write`'s sentence;
     verdicts from position `judged` on were filled in by the product already."""
@@ -288,6 +305,7 @@ def _vet(
                 numbers_from(verdict),
                 subject(verdict),
                 positive(verdict),
+                grounds,
             )
             is None
         ):
@@ -300,10 +318,15 @@ def _vet(
 
 
 def claim_reasons(
-    claims: Sequence[ClaimVerdict], vocabulary: Vocabulary, inputs: str, max_words: int
+    claims: Sequence[ClaimVerdict],
+    vocabulary: Vocabulary,
+    inputs: str,
+    max_words: int,
+    source: str,
 ) -> tuple[list[ClaimVerdict], tuple[Author, ...]]:
     """Each claim with the judge's reason if it may be shown, else the product's sentence.
-    A reason may state the numbers of `inputs` (the source and the summary)."""
+    A reason may state the numbers of `inputs` (the source and the summary); one for a
+    supported claim speaks of what the `source` holds."""
     return _vet(
         claims,
         vocabulary,
@@ -313,6 +336,7 @@ def claim_reasons(
         lambda verdict: verdict.supported,
         _claim_sentence,
         judged=len(claims),
+        grounds=source,
     )
 
 
@@ -323,8 +347,9 @@ def coverage_reasons(
     max_words: int,
     judged: int,
 ) -> tuple[list[QuestionVerdict], tuple[Author, ...]]:
-    """As `claim_reasons`, with the numbers of `inputs` (the summary) and of the question;
-    verdicts from position `judged` on stand for ones the judge never returned."""
+    """As `claim_reasons`, with the numbers of `inputs` (the summary) and of the question, and
+    what the summary holds; verdicts from position `judged` on stand for ones the judge never
+    returned."""
     return _vet(
         verdicts,
         vocabulary,
@@ -334,6 +359,7 @@ def coverage_reasons(
         lambda verdict: verdict.answered,
         _coverage_sentence,
         judged,
+        grounds=inputs,
     )
 
 

@@ -152,6 +152,21 @@ class InterleavedCoverageOutput(_Strict):
         return list(self.coverage)
 
 
+class ClaimCheck(_Strict):
+    """One claim's verdict when it is judged alone: the request names the claim, so the answer
+    does not repeat it (the verdict follows the question asked, as a user would ask it)."""
+
+    supported: bool
+    reason: str
+
+
+class QuestionCheck(_Strict):
+    """One question's verdict when it is judged alone (as `ClaimCheck`)."""
+
+    answered: bool
+    reason: str
+
+
 class QuestionsOutput(_Strict):
     """The questions drawn from the source, asked alone when each claim is judged on its own."""
 
@@ -322,34 +337,22 @@ def questions_schema(candidates: Sequence[str], max_questions: int) -> dict[str,
 
 
 @functools.lru_cache(maxsize=64)
-def _one_verdict_template(
-    model: type[BaseModel], vocabulary: Vocabulary, style: str, opening: str
-) -> dict[str, Any]:
+def _check_schema(model: type[BaseModel], vocabulary: Vocabulary, style: str) -> dict[str, Any]:
     schema = _schema(model)
+    opening = OPENINGS["alignment" if model is ClaimCheck else "coverage"]
     _text(schema["properties"]["reason"], word_bounds(style)[0], MAX_REASON_CHARS, vocabulary,
           style, opening)  # fmt: skip
     return schema
 
 
-def _one_verdict(
-    model: type[BaseModel], field: str, value: str, vocabulary: Vocabulary, style: str
-) -> dict[str, Any]:
-    template = _one_verdict_template(model, vocabulary, style, OPENINGS[_AXIS_OF[field]])
-    return {**template, "properties": {**template["properties"], field: {"const": value}}}
+def claim_schema(vocabulary: Vocabulary, style: str) -> dict[str, Any]:
+    """One claim's verdict, then its reason (cached and shared: read-only)."""
+    return _check_schema(ClaimCheck, vocabulary, style)
 
 
-_AXIS_OF = {"claim": "alignment", "question": "coverage"}
-
-
-def claim_schema(claim: str, vocabulary: Vocabulary, style: str) -> dict[str, Any]:
-    """One claim's verdict, echoing the claim, then its reason: Mastra's verdict shape, for a
-    request that judges one claim. Shares its template, as the others do: read-only."""
-    return _one_verdict(ClaimVerdict, "claim", claim, vocabulary, style)
-
-
-def question_schema(question: str, vocabulary: Vocabulary, style: str) -> dict[str, Any]:
-    """One question's verdict, echoing the question, then its reason (as `claim_schema`)."""
-    return _one_verdict(QuestionVerdict, "question", question, vocabulary, style)
+def question_schema(vocabulary: Vocabulary, style: str) -> dict[str, Any]:
+    """One question's verdict, then its reason (cached and shared: read-only)."""
+    return _check_schema(QuestionCheck, vocabulary, style)
 
 
 @functools.lru_cache(maxsize=64)

@@ -32,7 +32,9 @@ from offline_scorer.scorers.summarization.result import (
 from offline_scorer.scorers.summarization.rule import AXES, align_verdicts, score_verdicts
 from offline_scorer.scorers.summarization.runs import resolve_source, resolve_summary, split_run
 from offline_scorer.scorers.summarization.schemas import (
+    ClaimCheck,
     ClaimVerdict,
+    QuestionCheck,
     QuestionsOutput,
     QuestionVerdict,
     ReasonOutput,
@@ -71,18 +73,40 @@ class Judged(Generic[Verdict]):
     threshold: float | None
 
 
-def _one_by_one(
-    judge: Judge, requests: list[JudgeRequest], model: type[Verdict]
-) -> Judged[Verdict]:
-    """Ask each request for one verdict; the verdicts and their P(true) in order (None when
-    the judge gave none for any of them)."""
+Asked = list[tuple[str, JudgeRequest]]
+"""One-verdict requests, each with the claim or question it asks about (a summary may say
+the same sentence twice: each is judged)."""
+
+
+def _claims_one_by_one(judge: Judge, requests: Asked) -> Judged[ClaimVerdict]:
+    answers = [(claim, ask(judge, r, ClaimCheck)) for claim, r in requests]
+    return _judged(
+        [
+            (ClaimVerdict(claim=c, supported=a.supported, reason=a.reason), done)
+            for c, (a, done) in answers
+        ]
+    )
+
+
+def _questions_one_by_one(judge: Judge, requests: Asked) -> Judged[QuestionVerdict]:
+    answers = [(question, ask(judge, r, QuestionCheck)) for question, r in requests]
+    return _judged(
+        [
+            (QuestionVerdict(question=q, answered=a.answered, reason=a.reason), done)
+            for q, (a, done) in answers
+        ]
+    )
+
+
+def _judged(answers: list[tuple[Verdict, Completion]]) -> Judged[Verdict]:
+    """The verdicts of one-verdict answers, in order, and their P(true) (None when the judge
+    gave none for any of them)."""
     verdicts: list[Verdict] = []
     found: list[float] | None = []
     threshold = None
-    for request in requests:
-        verdict, completion = ask(judge, request, model)
+    for verdict, completion in answers:
         verdicts.append(verdict)
-        given = _probabilities(request.step, completion, 1)
+        given = _probabilities("one-verdict answer", completion, 1)
         found = None if given is None or found is None else found + list(given)
         threshold = completion.verdict_threshold
     return Judged(verdicts, None if found is None else tuple(found), threshold)
@@ -101,11 +125,10 @@ class SummarizationScorer:
 
     def identity(self) -> dict[str, Any]:
         """Options and each step's sampling settings (fixed by the prompts)."""
-        style, threshold = self.options.free_text, self.options.coverage_threshold
+        options = self.options
+        thresholds = {"preprocess": options.claim_threshold, "analyze": options.coverage_threshold}
         sampling = {
-            step: prompts.sampling(
-                step, style, threshold if step == "analyze" else None
-            ).normalized()
+            step: prompts.sampling(step, options.free_text, thresholds.get(step)).normalized()
             for step in prompts.SAMPLING
         }
         return {
@@ -140,7 +163,9 @@ class SummarizationScorer:
             request = prompts.questions_request(source, options.max_questions, style)
             chosen, _ = ask(self.judge, request, QuestionsOutput)
             return self._claim_checks(source, summary), list(chosen.questions)
-        request = prompts.preprocess_request(source, summary, options.max_questions, style)
+        request = prompts.preprocess_request(
+            source, summary, options.max_questions, style, options.claim_threshold
+        )
         pre, completion = ask(self.judge, request, preprocess_model(layout_of(style)))
         found = _probabilities("preprocess", completion, len(pre.alignment))
         # A blank summary makes no claims, whatever a judge answers (live grammars enforce it).
@@ -148,19 +173,19 @@ class SummarizationScorer:
         return Judged(verdicts, found, completion.verdict_threshold), list(pre.questions)
 
     def _claim_checks(self, source: str, summary: str) -> Judged[ClaimVerdict]:
-        style = self.options.free_text
-        return _one_by_one(
-            self.judge,
-            [prompts.claim_request(source, summary, claim, style) for claim in claims_of(summary)],
-            ClaimVerdict,
-        )
+        style, threshold = self.options.free_text, self.options.claim_threshold
+        requests = [
+            (claim, prompts.claim_request(source, summary, claim, style, threshold))
+            for claim in claims_of(summary)
+        ]
+        return _claims_one_by_one(self.judge, requests)
 
     def judge_coverage(self, summary: str, asked: list[str]) -> Judged[QuestionVerdict]:
         """The questions' verdicts, in one answer or one request per question."""
         style, threshold = self.options.free_text, self.options.coverage_threshold
         if self.options.one_by_one:
-            requests = [prompts.question_request(summary, q, style, threshold) for q in asked]
-            return _one_by_one(self.judge, requests, QuestionVerdict)
+            requests = [(q, prompts.question_request(summary, q, style, threshold)) for q in asked]
+            return _questions_one_by_one(self.judge, requests)
         request = prompts.analyze_request(summary, asked, style, threshold)
         cov, completion = ask(self.judge, request, coverage_model(layout_of(style)))
         found = _probabilities("analyze", completion, len(cov.coverage))
@@ -176,6 +201,7 @@ class SummarizationScorer:
             prompts.preprocess_vocabulary(source, summary),
             f"{source}\n{summary}",
             reason_words,
+            source,
         )
         asked = questions[:max_questions]
         judged_questions = self.judge_coverage(summary, asked)
