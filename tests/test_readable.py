@@ -34,6 +34,7 @@ CUT = "The source says the ferry left Port Alder, with passengers, at May."
         ("The source says the ferry left Port Alder, \u6771\u4eac.", "neither of the inputs"),
         ("The source says the ferry left with ilk ible passengers.", "uses 'ible'"),
         ("The source says the ferry departed punctually, as scheduled.", None),
+        ("The source gives Alder's ferry no time of day.", None),  # a name's possessive
         ("The summary doesn't say the ferry departed.", None),
         ("The score is.", "too short"),
         ("The source says the ferry left Port Alder. These.", "sentence too short"),

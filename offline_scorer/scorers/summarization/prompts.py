@@ -1,13 +1,16 @@
 """The three judging prompts, in one place.
 
-Every call shares one system message (the matching rules), so a model runtime can keep that
-prefix in its KV cache between calls. Each user message states its task, then gives the real
-inputs; in the "open" free-text style (capable judges) it gives the inputs first and the task
-last, which is where such a judge's answer keeps its signal. There are no worked examples: a
-small model copies them into its answer, and the output schema already fixes the format (a
-grammar enforces it during decoding). Claims and questions are cut from the texts themselves
-(see `grounding`), so the prompts list the claims to judge and say how questions are made. The
-coverage prompt is built from the summary and the questions only: the source never reaches it.
+Every call of the three steps shares one system message (the matching rules), so a model runtime
+can keep that prefix in its KV cache between calls. Each user message states its task, then
+gives the real inputs; in the "open" free-text style (capable judges) it gives the inputs first
+and the task last, which is where such a judge's answer keeps its signal. A scorer that judges
+one claim or one question per request (`one_by_one`) asks each as a user would, under the
+model's own system prompt, the long texts first so that they are a shared prefix. There are no
+worked examples: a small model copies them into its answer, and the output schema already fixes
+the format (a grammar enforces it during decoding). Claims and questions are cut from the texts
+themselves (see `grounding`), so the prompts list the claims to judge and say how questions are
+made. The coverage prompt is built from the summary and the questions only: the source never
+reaches it.
 """
 
 from __future__ import annotations
@@ -100,8 +103,9 @@ Sentence of the summary:
 Is every fact in this sentence supported by the document? Answer in JSON."""
 """One claim judged alone, after the source and the whole summary (which says what its
 pronouns refer to). Asked this way, sentence by sentence, Qwen2.5-Coder-0.5B's weakest P(true)
-gave ROC AUC 0.69 on judge-dev-news.jsonl against 0.62 with every claim in one answer and 0.64
-for one plain read of the pair (docs/judges.md). Requests differ only after the summary, so a
+gave ROC AUC 0.711 on judge-dev-news.jsonl against 0.623 with every claim in one answer and
+0.637 for one plain read of the pair (docs/judges.md); with our system rules it gave 0.663, and
+with the claim echoed in the answer before its verdict 0.677. Requests differ only after the summary, so a
 runtime that keeps its prompt prefix reads the source and the summary once per evaluation."""
 
 _QUESTION = """Summary:
