@@ -105,8 +105,9 @@ Is every fact in this sentence supported by the document? Answer in JSON."""
 pronouns refer to). Asked this way, sentence by sentence, Qwen2.5-Coder-0.5B's weakest P(true)
 gave ROC AUC 0.711 on judge-dev-news.jsonl against 0.623 with every claim in one answer and
 0.637 for one plain read of the pair (docs/judges.md); with our system rules it gave 0.663, and
-with the claim echoed in the answer before its verdict 0.677. Requests differ only after the summary, so a
-runtime that keeps its prompt prefix reads the source and the summary once per evaluation."""
+with the claim echoed in the answer before its verdict 0.677. Requests differ only after the
+summary, so a runtime that keeps its prompt prefix reads the source and the summary once per
+evaluation."""
 
 _QUESTION = """Summary:
 {summary}
