@@ -30,8 +30,7 @@ MAX_REASON_WORDS = 20  # why one verdict was given
 MAX_EXPLANATION_WORDS = 45  # the reason step's explanation
 # The "open" style's bounds: a judge writing its own words needs room to finish a sentence
 # (at a bound a sentence stops mid-thought, or its last words run together); a reason is one
-# sentence, an explanation one or more. Each text starts
-# with words naming what it speaks of, so a reason says what the source or summary holds.
+# sentence, an explanation one or more. Each starts naming what it speaks of (the source...).
 OPEN_REASON_WORDS = 40  # one sentence, ended by the judge long before the bound
 OPEN_EXPLANATION_WORDS = 45
 OPENINGS = {"alignment": "The source", "coverage": "The summary", "explanation": "The score"}
@@ -153,22 +152,21 @@ class InterleavedCoverageOutput(_Strict):
 
 
 class ClaimCheck(_Strict):
-    """One claim's verdict when it is judged alone: the request names the claim, so the answer
-    does not repeat it (the verdict follows the question asked, as a user would ask it)."""
+    """One claim's verdict judged alone; the request names the claim, the answer does not."""
 
     supported: bool
     reason: str
 
 
 class QuestionCheck(_Strict):
-    """One question's verdict when it is judged alone (as `ClaimCheck`)."""
+    """One question's verdict judged alone (as `ClaimCheck`)."""
 
     answered: bool
     reason: str
 
 
 class QuestionsOutput(_Strict):
-    """The questions drawn from the source, asked alone when each claim is judged on its own."""
+    """The questions alone (asked apart when each claim is judged on its own)."""
 
     questions: list[str]
 
@@ -338,6 +336,7 @@ def questions_schema(candidates: Sequence[str], max_questions: int) -> dict[str,
 
 @functools.lru_cache(maxsize=64)
 def _check_schema(model: type[BaseModel], vocabulary: Vocabulary, style: str) -> dict[str, Any]:
+    """One verdict, then its reason (cached and shared: read-only)."""
     schema = _schema(model)
     opening = OPENINGS["alignment" if model is ClaimCheck else "coverage"]
     _text(schema["properties"]["reason"], word_bounds(style)[0], MAX_REASON_CHARS, vocabulary,
@@ -346,12 +345,10 @@ def _check_schema(model: type[BaseModel], vocabulary: Vocabulary, style: str) ->
 
 
 def claim_schema(vocabulary: Vocabulary, style: str) -> dict[str, Any]:
-    """One claim's verdict, then its reason (cached and shared: read-only)."""
     return _check_schema(ClaimCheck, vocabulary, style)
 
 
 def question_schema(vocabulary: Vocabulary, style: str) -> dict[str, Any]:
-    """One question's verdict, then its reason (cached and shared: read-only)."""
     return _check_schema(QuestionCheck, vocabulary, style)
 
 
