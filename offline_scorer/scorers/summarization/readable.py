@@ -102,11 +102,6 @@ _SHAPE = re.compile(
     + "|".join(re.escape(separator) for separator in SEPARATORS)
     + rf"){_TOKEN}|\. [^\W\d_]+)*\."
 )
-_LETTER_WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
-_POSSESSIVE = re.compile(r"['\u2019]s$")
-"""A name's possessive is the name: "Varga's statement" when the inputs name Ines Varga."""
-_LAST_TOKEN = re.compile(r"[^\W_]+(?=\W*$)")
-"""The last word or number: "fees rose to 55 dollars for 2025." ends on a number, not on "for"."""
 
 
 def _word_problem(text: str, vocabulary: Vocabulary) -> str | None:
@@ -121,7 +116,7 @@ def _word_problem(text: str, vocabulary: Vocabulary) -> str | None:
             return "has a sentence that does not start with a capital"
     outside = [
         word
-        for word in (_POSSESSIVE.sub("", w) for w in _LETTER_WORD.findall(text))
+        for word in (_POSSESSIVE.sub("", w) for w in _WORD.findall(text))
         if any(part not in body and part not in starts for part in counted_words(word))
     ]
     if not outside:
