@@ -235,24 +235,21 @@ def sampling(step: str, style: str, threshold: float | None = None) -> SamplingS
 
 
 def _request(
-    step: str, user: str, schema: dict, style: str, threshold: float | None = None
+    step: str,
+    user: str,
+    schema: dict,
+    style: str,
+    threshold: float | None = None,
+    *,
+    rules: bool = True,
 ) -> JudgeRequest:
+    """A request of `step`; `rules=False` sends the user message alone, under the model's own
+    system prompt: a one-verdict request asked so, as a user would ask it, kept the most of
+    Qwen2.5-Coder-0.5B's signal (docs/judges.md)."""
+    system = (Message("system", SYSTEM),) if rules else ()
     return JudgeRequest(
         step=step,
-        messages=(Message("system", SYSTEM), Message("user", user)),
-        output_schema=schema,
-        sampling=sampling(step, style, threshold),
-    )
-
-
-def _alone(
-    step: str, user: str, schema: dict, style: str, threshold: float | None = None
-) -> JudgeRequest:
-    """A one-verdict request: the user message alone, under the model's own system prompt.
-    Asked so, as a user would ask it, Qwen2.5-Coder-0.5B kept the most signal (docs/judges.md)."""
-    return JudgeRequest(
-        step=step,
-        messages=(Message("user", user),),
+        messages=(*system, Message("user", user)),
         output_schema=schema,
         sampling=sampling(step, style, threshold),
     )
@@ -311,7 +308,8 @@ def questions_request(source: str, max_questions: int, style: str) -> JudgeReque
     user = _QUESTIONS.format(
         source=source, count=min(max_questions, len(candidates)), frame=QUESTION_FRAME
     )
-    return _alone("preprocess", user, questions_schema(candidates, max_questions), style)
+    schema = questions_schema(candidates, max_questions)
+    return _request("preprocess", user, schema, style, rules=False)
 
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
@@ -322,7 +320,8 @@ def claim_request(
     is the P(true) its verdict is committed at."""
     user = _CLAIM.format(source=source, summary=summary, claim=claim)
     vocabulary = preprocess_vocabulary(source, summary)
-    return _alone("preprocess", user, claim_schema(vocabulary, style), style, threshold)
+    schema = claim_schema(vocabulary, style)
+    return _request("preprocess", user, schema, style, threshold, rules=False)
 
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
@@ -334,7 +333,7 @@ def question_request(
     user = _QUESTION.format(summary=summary, question=question)
     vocabulary = analyze_vocabulary(summary, (question,))
     schema = question_schema(vocabulary, style)
-    return _alone("analyze", user, schema, style, threshold)
+    return _request("analyze", user, schema, style, threshold, rules=False)
 
 
 def analyze_request(

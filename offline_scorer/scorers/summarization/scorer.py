@@ -78,24 +78,21 @@ Asked = list[tuple[str, JudgeRequest]]
 the same sentence twice: each is judged)."""
 
 
-def _claims_one_by_one(judge: Judge, requests: Asked) -> Judged[ClaimVerdict]:
-    answers = [(claim, ask(judge, r, ClaimCheck)) for claim, r in requests]
-    return _judged(
-        [
-            (ClaimVerdict(claim=c, supported=a.supported, reason=a.reason), done)
-            for c, (a, done) in answers
-        ]
-    )
-
-
-def _questions_one_by_one(judge: Judge, requests: Asked) -> Judged[QuestionVerdict]:
-    answers = [(question, ask(judge, r, QuestionCheck)) for question, r in requests]
-    return _judged(
-        [
-            (QuestionVerdict(question=q, answered=a.answered, reason=a.reason), done)
-            for q, (a, done) in answers
-        ]
-    )
+def _one_by_one(
+    judge: Judge,
+    requests: Asked,
+    check: type[ClaimCheck | QuestionCheck],
+    verdict: type[Verdict],
+    subject: str,
+) -> Judged[Verdict]:
+    """Ask each one-verdict request; each answer joined to the claim or question (`subject`
+    names the field) it was asked about, in the verdict shape of a whole answer."""
+    answers = []
+    for asked, request in requests:
+        answer, completion = ask(judge, request, check)
+        fields: dict[str, Any] = {subject: asked, **answer.__dict__}
+        answers.append((verdict(**fields), completion))
+    return _judged(answers)
 
 
 def _judged(answers: list[tuple[Verdict, Completion]]) -> Judged[Verdict]:
@@ -178,14 +175,14 @@ class SummarizationScorer:
             (claim, prompts.claim_request(source, summary, claim, style, threshold))
             for claim in claims_of(summary)
         ]
-        return _claims_one_by_one(self.judge, requests)
+        return _one_by_one(self.judge, requests, ClaimCheck, ClaimVerdict, "claim")
 
     def judge_coverage(self, summary: str, asked: list[str]) -> Judged[QuestionVerdict]:
         """The questions' verdicts, in one answer or one request per question."""
         style, threshold = self.options.free_text, self.options.coverage_threshold
         if self.options.one_by_one:
             requests = [(q, prompts.question_request(summary, q, style, threshold)) for q in asked]
-            return _questions_one_by_one(self.judge, requests)
+            return _one_by_one(self.judge, requests, QuestionCheck, QuestionVerdict, "question")
         request = prompts.analyze_request(summary, asked, style, threshold)
         cov, completion = ask(self.judge, request, coverage_model(layout_of(style)))
         found = _probabilities("analyze", completion, len(cov.coverage))
