@@ -11,7 +11,9 @@ mode: evaluations that completed with exactly three requests (no fallback retry)
 replay's output lines are byte-identical, the record and replay times, and the texts Mastra
 returns (each claim's and question's reason, and the final reason) counted by
 `bench/bench_texts.py`'s checks: not a sentence, cut at a bound, list numbering, foreign
-characters, numbers that are not the figures. Needs node (scripts/setup-node); run it alone.
+characters, numbers that are not the figures (for the final reason: the score, the axes, how
+many claims and questions failed, and the numbers in those, which is what Mastra's prompt gives
+the judge). Needs node (scripts/setup-node); run it alone.
 """
 
 from __future__ import annotations
@@ -43,8 +45,29 @@ def texts(result: Mapping[str, Any]) -> list[tuple[str, str, int, str]]:
         found.append(("claim reason", verdict["reason"], MAX_REASON_CHARS, verdict["claim"]))
     for verdict in result["analyzeStepResult"]["coverage"]:
         found.append(("coverage reason", verdict["reason"], MAX_REASON_CHARS, verdict["question"]))
-    found.append(("explanation", result["reason"], REASON_MAX_CHARS, str(result["score"])))
+    found.append(("explanation", result["reason"], REASON_MAX_CHARS, _figures(result)))
     return found
+
+
+def _figures(result: Mapping[str, Any]) -> str:
+    """What Mastra's reason prompt gave the judge to state: the score, the scale, each axis
+    (two decimals, as JavaScript prints them), how many claims and questions it listed as
+    failing, and those claims and questions."""
+    claims = result["preprocessStepResult"]["alignment"]
+    coverage = result["analyzeStepResult"]["coverage"]
+    unsupported = [c["claim"] for c in claims if not c["supported"]]
+    missing = [q["question"] for q in coverage if not q["answered"]]
+    axes = [
+        1 - len(unsupported) / len(claims) if claims else 0,
+        1 - len(missing) / len(coverage) if coverage else 0,
+    ]
+    numbers = [str(result["score"]), "1", *(_js(round(a, 2)) for a in axes)]
+    return " ".join([*numbers, str(len(unsupported)), str(len(missing)), *unsupported, *missing])
+
+
+def _js(number: float) -> str:
+    """A number as JavaScript's String() writes it (1, not 1.0)."""
+    return str(int(number)) if number == int(number) else repr(number)
 
 
 def count_texts(lines: list[dict[str, Any]], pairs: Mapping[str, Mapping[str, str]]) -> dict:

@@ -19,8 +19,8 @@ def test_shipped_default_and_the_qwen_judges(monkeypatch):
     monkeypatch.delenv("OFFLINE_SCORER_MODEL", raising=False)
     registry = load_registry()
     qwen = registry.resolve("default")
-    assert qwen.name == "qwen2.5-coder-0.5b"
-    assert len(qwen.parts or ()) == 6 and qwen.sha256 and qwen.chat_template_sha256
+    assert qwen.name == "qwen2.5-coder-1.5b"
+    assert len(qwen.parts or ()) == 22 and qwen.sha256 and qwen.chat_template_sha256
     assert qwen.scorer_options["summarization"]["free_text"] == "open"
     assert 0 < qwen.scorer_options["summarization"]["coverage_threshold"] < 1
     assert qwen.quality is not None and qwen.quality.dataset == "judge-dev-news.jsonl"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -128,7 +129,10 @@ def test_the_served_judges_coverage_threshold_commits_mastras_coverage_verdicts(
     assert plain.sampling.verdict_threshold is None
 
 
-def test_an_open_style_judges_reason_is_mastras_opening_then_words_and_ascii_digits() -> None:
+def test_an_open_style_judges_reason_states_only_the_figures_in_the_words_it_was_given() -> None:
+    """Mastra's opening, then words of the inputs, the listed claims and questions and the
+    rules; numbers only of the figures (0.57 of 1, alignment 1, 3 questions listed) and of the
+    listed lines: neither the worked examples' facts nor their counts can be retold."""
     import re
 
     from offline_scorer.scorers.summarization.options import ScorerOptions
@@ -137,10 +141,46 @@ def test_an_open_style_judges_reason_is_mastras_opening_then_words_and_ascii_dig
     schema = request.request.output_schema
     assert request.request.step == "reason" and schema is not None
     pattern = re.compile(schema["pattern"])
-    assert pattern.match("The score is 0.57 because the summary answers 4 of 7 questions.")
+    assert pattern.match(
+        "The score is 0.57 because coverage was the weaker axis: the summary leaves out 3 "
+        "questions, such as whether engineers from Quillmarsh inspected the bridge in January."
+    )
+    assert pattern.match("The score is 0.57 because the shuttle will run every 20 minutes.")
+    assert not pattern.match("The score is 0.57 because the summary answers 4 of 7 questions.")
+    assert not pattern.match(
+        "The score is 0.57 because the summary leaves out the employee count."  # the example's
+    )
     assert not pattern.match("The score is 0.57 because the summary answers \u245b questions.")
-    assert not pattern.match("The score is 0.57 because it answers \u06f6\u06f4 packets.")
     assert not pattern.match("The score is 1 because the summary is faithful.")  # not its score
+
+
+def test_an_open_style_judges_verdict_reasons_state_only_the_numbers_of_their_inputs() -> None:
+    from offline_scorer.scorers.summarization.options import ScorerOptions
+
+    request = prepare(parse_request(_captured("inline-1")), ScorerOptions(free_text="open"))
+    reason = _reason_pattern(request.request.output_schema)
+    assert reason.match("The source says the bridge was built in 1961.")
+    assert not reason.match("The claim about 99 percent accuracy contradicts the source.")
+
+
+def _reason_pattern(schema: object) -> re.Pattern[str]:
+    """The pattern of the first "reason" string anywhere in `schema`."""
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            reason = node.get("properties", {}).get("reason")
+            if isinstance(reason, dict) and "pattern" in reason:
+                found.append(reason["pattern"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schema)
+    assert found, "no reason pattern in the schema"
+    return re.compile(found[0])
 
 
 def test_mastras_requests_take_the_entrys_served_options_and_are_never_split() -> None:

@@ -38,7 +38,11 @@ from offline_scorer.scorers.summarization.schemas import (
     preprocess_schema,
     word_bounds,
 )
-from offline_scorer.scorers.summarization.sentence import open_pattern, vocabulary_of
+from offline_scorer.scorers.summarization.sentence import (
+    citing_numbers,
+    open_pattern,
+    vocabulary_of,
+)
 
 __all__ = ["MASTRA_VERSIONS", "Grounded", "recognise", "served_options"]
 
@@ -63,6 +67,9 @@ _ANA_END = '\n\nSet "answered" to true only when the summary holds enough inform
 _REA_START = "Explain the summarization score for the given summary.\n\nSource Text:\n"
 _REA_SCORE = re.compile(r"\n\nScore: (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?) out of ")
 _REA_END = "\n\nSummarization takes the lower of two scores"
+_REA_EXAMPLES = "\n\nExample responses:"
+_FIGURES_START = "\n\nScore: "
+_QUESTIONS_START = "\nQuestions the summary cannot answer:\n"
 REASON_MAX_CHARS = 240
 _REGEX_SPECIAL = re.compile(r"([\\.^$*+?()\[\]{}|/])")
 _NO_DIGITS = NO_DIGITS_PATTERN.removeprefix("^[^").removesuffix("]*$")
@@ -138,7 +145,7 @@ def _preprocess(system: str, user: str, style: str, threshold: float | None) -> 
     if cut < 0:
         return None
     source, summary = inputs[:cut], inputs[cut + len(_SUMMARY) :]
-    vocabulary = preprocess_vocabulary(source, summary)
+    vocabulary = citing_numbers(preprocess_vocabulary(source, summary), source, summary)
     claims, candidates = claims_of(summary), question_candidates(source)
     schema = preprocess_schema(
         claims, candidates, int(cap.group(1)), vocabulary, style, layout="interleaved"
@@ -157,7 +164,8 @@ def _analyze(system: str, user: str, style: str, threshold: float | None) -> Gro
     if questions is None:
         return None
     fixed = (system, _ANA_START, user[end:])
-    vocabulary = vocabulary_of(user)  # the summary and the questions
+    # the summary and the questions
+    vocabulary = citing_numbers(vocabulary_of(user), user[len(_ANA_START) : count.start()], listed)
     schema = coverage_schema(questions, vocabulary, style, layout="interleaved")  # Mastra's
     return Grounded("analyze", schema, _guarded("analyze", fixed, style, threshold))
 
@@ -187,14 +195,31 @@ def _reason(system: str, user: str, style: str) -> Grounded | None:
     if score is None or end < 0:
         return None
     if style == "open":
-        # the library's explanation: Mastra's opening, then whole sentences of words in the
-        # inputs' letters and numbers in ASCII digits (with any character but a digit, a judge
-        # asked for a count writes digits of other scripts: "answers ⑛ questions")
-        words = word_bounds(style)[1]
+        # Mastra's opening, then sentences in the words of the inputs, the listed claims and
+        # questions and the prompt's rules (not of its worked examples, which a judge would
+        # otherwise retell: "leaves out both the employee count and the relocation date"), and
+        # only the numbers of the figures and the listed claims and questions
+        given = user[len(_REA_START) : end]
+        examples = user.find(_REA_EXAMPLES, end)
+        rules = user[end : examples if examples > 0 else len(user)]
+        vocabulary = citing_numbers(vocabulary_of(given, rules), *_figures(given))
         opening = f"The score is {score.group(1)} because"
-        pattern = open_pattern(words, vocabulary_of(user[len(_REA_START) : end]), opening)
+        pattern = open_pattern(word_bounds(style)[1], vocabulary, opening, confined=True)
     else:
         headline = _REGEX_SPECIAL.sub(r"\\\1", f"The score is {score.group(1)} because ")
         pattern = f"^{headline}[^{_NO_DIGITS}]{{1,{REASON_MAX_CHARS}}}[.!?]$"
     settings = _guarded("reason", (system, _REA_START, user[end:]), style)
     return Grounded("reason", {"type": "string", "pattern": pattern}, settings, text_reply=True)
+
+
+def _figures(given: str) -> list[str]:
+    """What an explanation may state in digits: the score lines (score, scale, the two axes),
+    how many claims and questions are listed, and the numbers in those."""
+    figures = given[given.rfind(_FIGURES_START) :]
+    listed = [line for line in figures.splitlines() if line.startswith("- ") and line != "- none"]
+    counted = figures.split(_QUESTIONS_START)
+    counts = [
+        str(sum(ln.startswith("- ") and ln != "- none" for ln in part.splitlines()))
+        for part in counted
+    ]
+    return [figures.split("\nClaims")[0], *counts, *listed]

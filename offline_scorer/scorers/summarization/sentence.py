@@ -66,10 +66,14 @@ class Vocabulary:
     hundred words would otherwise be hashed again at every lookup."""
 
     words: tuple[str, ...] = ()
+    # The numbers an "open" text may write, as the texts it may cite write them; None: any
+    # number (the readability checks compare them with the inputs afterwards). `serve` sets
+    # them, since what it decodes goes to the client with no check after.
+    numbers: tuple[str, ...] | None = None
     _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash(self.words))
+        object.__setattr__(self, "_hash", hash((self.words, self.numbers)))
 
     def __hash__(self) -> int:
         return self._hash
@@ -77,7 +81,11 @@ class Vocabulary:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Vocabulary):
             return NotImplemented
-        return self is other or (self._hash == other._hash and self.words == other.words)
+        return self is other or (
+            self._hash == other._hash
+            and self.words == other.words
+            and self.numbers == other.numbers
+        )
 
 
 GENERIC = Vocabulary()
@@ -138,7 +146,21 @@ def counted_words(text: str) -> list[str]:
 
 _ASCII_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _NUMBER_PATTERN = "[0-9]{1,9}(?:[.,][0-9]{1,9})?"
-_SPECIAL = re.compile(r"([\\.^$*+?()\[\]{}|/])")  # escaped in a fixed opening
+_NUMBER = re.compile(_NUMBER_PATTERN)
+_SPECIAL = re.compile(r"([\\.^$*+?()\[\]{}|/])")  # escaped in a fixed opening or a listed word
+
+
+def citing_numbers(vocabulary: Vocabulary, *texts: str) -> Vocabulary:
+    """`vocabulary` whose numbers are only those `texts` write (and any given as texts, such
+    as a computed figure), each as written there."""
+    found: set[str] = set()
+    for text in texts:
+        found.update(_NUMBER.findall(text))
+    return Vocabulary(vocabulary.words, tuple(sorted(found)))
+
+
+def _alternatives(items: frozenset[str] | tuple[str, ...]) -> str:
+    return "(?:" + "|".join(_SPECIAL.sub(r"\\\1", item) for item in sorted(items)) + ")"
 
 
 def _letter_class(letters: str) -> str:
@@ -148,19 +170,36 @@ def _letter_class(letters: str) -> str:
 
 @functools.lru_cache(maxsize=64)
 def open_pattern(
-    max_words: int, vocabulary: Vocabulary, opening: str = "", one_sentence: bool = False
+    max_words: int,
+    vocabulary: Vocabulary,
+    opening: str = "",
+    one_sentence: bool = False,
+    confined: bool = False,
 ) -> str:
     """Whole sentences of at most `max_words` words written in the inputs' letters (any word,
-    not only theirs) or numbers in digits, starting with `opening` (words of its own): the
-    "open" style, for a judge that writes words of its own; `one_sentence` allows no second
-    sentence. The shape is `sentence_pattern`'s
-    (capitalised starts, one separator between words, a full stop at the end); which words are
-    words, and which numbers are true, is checked in `readable` afterwards."""
-    letters = _ASCII_LETTERS + "".join(c for w in vocabulary.words for c in w if c.isalpha())
-    capitals = "".join(c for c in letters if c.isupper())
-    letter = _letter_class(letters)
-    first = f"{_letter_class(capitals)}{letter}{{0,{MAX_WORD_LETTERS - 1}}}"
-    word = f"(?:{letter}{{1,{MAX_WORD_LETTERS}}}|{_NUMBER_PATTERN})"
+    not only theirs) or numbers in digits (the vocabulary's, where it lists them), starting
+    with `opening` (words of its own): the "open" style, for a judge that writes words of its
+    own; `one_sentence` allows no second sentence; `confined` allows only the vocabulary's
+    words and the judging words (for a prompt whose worked examples a judge would otherwise
+    retell as its own). The shape is `sentence_pattern`'s (capitalised starts, one separator
+    between words, a full stop at the end); which words are words, and which numbers are
+    true, is checked in `readable` afterwards."""
+    if confined:
+        starts, body = allowed_words(vocabulary)
+        first, letters_word = _alternatives(starts), _alternatives(body)
+    else:
+        letters = _ASCII_LETTERS + "".join(c for w in vocabulary.words for c in w if c.isalpha())
+        capitals = "".join(c for c in letters if c.isupper())
+        letter = _letter_class(letters)
+        first = f"{_letter_class(capitals)}{letter}{{0,{MAX_WORD_LETTERS - 1}}}"
+        letters_word = f"{letter}{{1,{MAX_WORD_LETTERS}}}"
+    numbers = vocabulary.numbers
+    if numbers is None:
+        word = f"(?:{letters_word}|{_NUMBER_PATTERN})"
+    elif numbers:
+        word = f"(?:{letters_word}|{_alternatives(numbers)})"
+    else:
+        word = f"(?:{letters_word})"
     joined = "|".join(SEPARATORS)
     fixed = len(counted_words(opening))
     start = _SPECIAL.sub(r"\\\1", opening) if fixed else first
