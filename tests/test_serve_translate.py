@@ -133,8 +133,6 @@ def test_an_open_style_judges_reason_states_only_the_figures_in_the_words_it_was
     """Mastra's opening, then words of the inputs, the listed claims and questions and the
     rules; numbers only of the figures (0.57 of 1, alignment 1, 3 questions listed) and of the
     listed lines: neither the worked examples' facts nor their counts can be retold."""
-    import re
-
     from offline_scorer.scorers.summarization.options import ScorerOptions
 
     request = prepare(parse_request(_captured("inline-3")), ScorerOptions(free_text="open"))
