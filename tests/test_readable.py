@@ -100,6 +100,43 @@ def test_an_affirming_reason_speaks_of_what_its_text_holds(
     assert (found is None) if why is None else (why in (found or "")), found
 
 
+NEGATED = "Passengers will not need new tickets for the ferry."
+
+
+@pytest.mark.parametrize(
+    ("text", "verdict", "why"),
+    [
+        # the claim's own "not", restated, is no denial of the verdict
+        ("The source says passengers will not need new tickets for the ferry.", True, None),
+        ("The source does not say passengers will not need new tickets.", True, "denies"),
+        ("The source says passengers will not need tickets, which is correct.", False, "affirms"),
+    ],
+)
+def test_a_denying_word_the_subject_writes_is_not_a_denial(
+    text: str, verdict: bool, why: str | None
+) -> None:
+    words = vocabulary_of(SOURCE, NEGATED)
+    found = problem(text, MAX_REASON_WORDS, words, SOURCE, NEGATED, verdict)
+    assert (found is None) if why is None else (why in (found or "")), found
+
+
+def test_a_loop_is_read_over_words_and_numbers() -> None:
+    source = "The council voted 7 to 2 to close the bridge."
+    words = vocabulary_of(source)
+    shown = "The source says the council voted 7 to 2 to close the bridge."
+    assert problem(shown, MAX_REASON_WORDS, words, source) is None
+    looped = "The source says the council voted to to close the bridge."
+    assert "repeats" in (problem(looped, MAX_REASON_WORDS, words, source) or "")
+
+
+def test_fact_nouns_count_in_what_a_reason_says_its_text_holds() -> None:
+    question = "Is it true that the ferry's phone number will not change?"
+    text = "The summary states that the ferry's phone number will not change."
+    words = vocabulary_of(SUMMARY, question)
+    found = problem(text, MAX_REASON_WORDS, words, SUMMARY, question, True, grounds=SUMMARY)
+    assert "holds" in (found or ""), found
+
+
 def test_numbers_are_read_in_words_and_digits() -> None:
     assert numbers_stated("Forty? No: 41 and twelve, half of them.") == {"40", "41", "12", "half"}
     assert numbers_stated(SOURCE) >= {"9", "3", "2021", "40"}

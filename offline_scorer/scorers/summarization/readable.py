@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Literal, TypeVar
 
@@ -49,6 +50,9 @@ MIN_CONTENT_WORDS = 2  # words that are not function words ("Is it true that abo
 _DANGLING_WORDS = "a an the and or but nor of to with for from as than into onto its their whose"
 _DANGLING = frozenset(_DANGLING_WORDS.split())
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
+_WORD_OR_NUMBER = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*|\d+(?:[.,]\d+)*")
+"""Words and numbers in order: a loop is read over both, or "voted 7 to 2 to close" would read
+as "to to"."""
 _POSSESSIVE = re.compile(r"['\u2019]s$")
 """A name's possessive is the name: "Varga's statement" when the inputs name Ines Varga."""
 _LAST_TOKEN = re.compile(r"[^\W_]+(?=\W*$)")
@@ -89,6 +93,13 @@ _AFFIRMING = frozenset(
 LOOP_WORDS = 5
 """A run of this many words written twice is a loop; shorter runs recur in plain prose ("of the
 summary")."""
+# Judging words that also name facts: in "the phone number will not change" they are what the
+# reason says the summary holds, so the check of what it holds counts them.
+_FACT_NOUNS = frozenset(
+    """number numbers date dates time times name names place places event events person people
+    amount amounts figure figures change changes changed""".split()  # noqa: SIM905
+)
+_NEUTRAL = JUDGING_WORDS - _FACT_NOUNS
 MIN_ON_SUBJECT = 0.5
 """The share of a reason's own content words (not judging words) that its claim or question
 must hold: a reason that speaks mostly of other facts is about another claim or question."""
@@ -173,7 +184,7 @@ def problem(
         return "is not about what it judges"
     if text.startswith(QUESTION_FRAME):
         return "copies a question instead of giving a reason"
-    if _loops(words):
+    if _loops(_WORD_OR_NUMBER.findall(text.lower())):
         return "repeats itself"
     if len(counted_words(text)) >= max_words:
         return "ended only at its word bound"
@@ -199,7 +210,7 @@ def _unfounded(meaningful: frozenset[str], grounds: str) -> bool:
     states that engineers inspected the bridge in January" for a summary that names no
     engineer is false, however readable: a judge restating its question reads as one reporting
     the summary."""
-    own = meaningful - JUDGING_WORDS
+    own = meaningful - _NEUTRAL
     held = _content_stems(grounds)
     return bool(own) and sum(_stem(w) in held for w in own) < MIN_ON_SUBJECT * len(own)
 
@@ -217,17 +228,20 @@ def _loops(words: Sequence[str]) -> bool:
     )
 
 
-def _denies(words: Sequence[str]) -> bool:
-    return any(w in _DENYING or w.endswith(("n't", "n\u2019t")) for w in words)
+def _denials(words: Sequence[str]) -> Counter[str]:
+    return Counter(w for w in words if w in _DENYING or w.endswith(("n't", "n\u2019t")))
 
 
 def _disagreement(
     words: Sequence[str], meaningful: frozenset[str], subject: str, verdict: bool
 ) -> str | None:
-    """Why a reason does not fit its verdict and subject (None: it does)."""
-    if verdict and _denies(words):
+    """Why a reason does not fit its verdict and subject (None: it does). A denying word the
+    subject also writes is the subject's own: "patients will not need to re-register" restates
+    a claim that says so, it does not deny it."""
+    denies = bool(_denials(words) - _denials(_WORD.findall(subject.lower())))
+    if verdict and denies:
         return "denies what its verdict affirms"
-    if not verdict and not _denies(words) and not _AFFIRMING.isdisjoint(words):
+    if not verdict and not denies and not _AFFIRMING.isdisjoint(words):
         return "affirms what its verdict denies"
     own = meaningful - JUDGING_WORDS
     on_subject = _content_stems(subject)
@@ -347,8 +361,9 @@ def coverage_reasons(
     judged: int,
 ) -> tuple[list[QuestionVerdict], tuple[Author, ...]]:
     """As `claim_reasons`, with the numbers of `inputs` (the summary) and of the question, and
-    what the summary holds; verdicts from position `judged` on stand for ones the judge never
-    returned."""
+    what the summary holds; a reason speaks of its question alone (one that quotes other parts
+    of the summary argues for a verdict the quote does not bear). Verdicts from position
+    `judged` on stand for ones the judge never returned."""
     return _vet(
         verdicts,
         vocabulary,
