@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from offline_scorer.assembly.open import JudgeSettings, open_judge, resolve_mode
-from offline_scorer.cassette.judge import CassetteJudge, RecordMode, parse_mode
+from offline_scorer.cassette.modes import RecordMode, parse_mode
 from offline_scorer.judging.protocol import Judge
 from offline_scorer.scorers.protocol import Scorer
 from offline_scorer.scorers.registry import DEFAULT_KIND, get_spec, kinds
@@ -71,11 +71,8 @@ def offline_scorer_judge(request: pytest.FixtureRequest) -> Iterator[Judge]:
     judge, _spec = open_judge(
         JudgeSettings(model=kwargs.get("model"), cassette=cassette, mode=mode)
     )
-    try:
+    with judge:  # a recording judge closes its cassette; a live one holds nothing to close
         yield judge
-    finally:
-        if isinstance(judge, CassetteJudge):
-            judge.close()
 
 
 def _scorer(kind: str, judge: Judge, request: pytest.FixtureRequest) -> Scorer:

@@ -12,12 +12,11 @@ import json
 import pytest
 
 from offline_scorer.backends.llama_cpp.gbnf import request_grammar
-from offline_scorer.cassette import judge, modes
 from offline_scorer.cassette.fields import DUMPED, FIELDS, IdentityField
 from offline_scorer.cassette.key import KeyParts, key_parts
 from offline_scorer.cassette.miss import differences, identity_differences
 from offline_scorer.cassette.records import from_payload, to_payload
-from offline_scorer.cassette.store import codec, container, errors, file, frames, salvage
+from offline_scorer.cassette.store import codec
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import CassetteFileError
 from offline_scorer.judging.protocol import (
@@ -221,13 +220,3 @@ def test_a_malformed_request_field_is_named(tmp_path):
             with pytest.raises(CassetteFileError) as caught:
                 from_payload(cas, key, broken)
             assert problem in str(caught.value)
-
-
-def test_old_imports_still_work():
-    """`store.container` and `cassette.judge` re-export what moved (other modules import them)."""
-    homes = [codec, errors, file, frames, salvage]
-    for name in container.__all__:
-        value = getattr(container, name)
-        assert any(getattr(home, name, None) is value for home in homes), name
-    for name in ("RecordMode", "forced_mode", "parse_mode", "MODE_ENV"):
-        assert getattr(judge, name) is getattr(modes, name)

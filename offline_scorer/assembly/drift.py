@@ -18,8 +18,8 @@ from offline_scorer.assembly.rerun import RerunReport, compare
 from offline_scorer.assembly.run_spec import RunSpec
 from offline_scorer.batch.datasets import DataItem, RowError
 from offline_scorer.batch.run import ItemResult, evaluate_item, item_context
-from offline_scorer.cassette.judge import RecordMode
 from offline_scorer.cassette.key import key_parts
+from offline_scorer.cassette.modes import RecordMode
 from offline_scorer.cassette.records import from_payload
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.judging.protocol import (

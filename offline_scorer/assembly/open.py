@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from offline_scorer.backends import Backend, LoadOptions, get_backend
-from offline_scorer.cassette.judge import CassetteJudge, RecordMode, Sink, forced_mode
+from offline_scorer.cassette.judge import CassetteJudge, LiveFactory, Sink
+from offline_scorer.cassette.modes import RecordMode, forced_mode
 from offline_scorer.cassette.records import recorded_former_backend, recorded_judges
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import ConfigError, ModelError
@@ -56,7 +57,7 @@ def replayed_backend_id(settings: JudgeSettings) -> str | None:
     name that version, so a run made before a decoder change re-derives to its bytes. Only a
     replay: a judge that may record must key what it records under its current id. A replaying
     `CassetteJudge` decides the same on the file it has open (`former_backends`)."""
-    if settings.mode is not RecordMode.REPLAY:
+    if settings.mode.runs_model:
         return None
     if settings.recorded_backend is not None:
         return settings.recorded_backend
@@ -155,12 +156,14 @@ def resolve_mode(requested: RecordMode | None) -> tuple[RecordMode, str | None]:
     return requested or RecordMode.RECORD, None
 
 
-def open_judge(settings: JudgeSettings, sink: Sink | None = None) -> tuple[Judge, ModelSpec]:
+def open_judge(
+    settings: JudgeSettings, sink: Sink | None = None, *, replay_usage: bool = False
+) -> tuple[Judge, ModelSpec]:
     """The judge for these settings, and the registry entry it stands for.
 
     With a `sink` (a cluster actor's), recorded exchanges go there instead of the cassette,
-    which is then only read (replay and auto) and in record mode not opened at all.
-    """
+    which is then only read (replay and auto) and in record mode not opened at all. With
+    `replay_usage`, a replayed answer carries the recorded token counts (a server's)."""
     spec, backend = resolve(settings.model, settings.backend)
 
     def live() -> Judge:
@@ -168,25 +171,44 @@ def open_judge(settings: JudgeSettings, sink: Sink | None = None) -> tuple[Judge
         return load_live(backend, spec, options)
 
     mode = settings.mode
-    if settings.recorded_backend is not None and mode is not RecordMode.REPLAY:
+    if settings.recorded_backend is not None and mode.runs_model:
         raise ConfigError("a former backend version's records can only be replayed")
-    if mode is RecordMode.OFF:
+    if not mode.uses_cassette:
         return live(), spec
     path: Path | None = settings.cassette or default_cassette()
-    if sink is not None and mode is RecordMode.RECORD:
+    if sink is not None and not mode.reads:
         path = None
-    if mode is RecordMode.REPLAY:
+    if mode.needs_recording:
         assert path is not None
         pinned = replay_identity(spec, backend, path, settings.recorded_backend)
         # the judge reads which id the cassette was recorded under from the file it opens
         former = () if settings.recorded_backend is not None else backend.former_ids
-        replay = CassetteJudge(path, mode=mode, identity=pinned, former_backends=former)
+        replay = CassetteJudge(
+            path, mode=mode, identity=pinned, former_backends=former, replay_usage=replay_usage
+        )
         return replay, spec
     identity = pinned_identity(spec, backend)
-    if identity is None or mode is RecordMode.RECORD:
-        judge = live()
-        if judge.identity is None:
+    answering: Judge | LiveFactory = live  # loaded at the first miss
+    if identity is None or mode.runs_every_request:
+        answering = live()
+        if answering.identity is None:
             raise ModelError(f"the {backend.name} backend's judge has no identity to record")
-        recorder = CassetteJudge(path, mode=mode, identity=judge.identity, live=judge, sink=sink)
-        return recorder, spec
-    return CassetteJudge(path, mode=mode, identity=identity, live=live, sink=sink), spec
+        identity = answering.identity
+    recorder = CassetteJudge(
+        path, mode=mode, identity=identity, live=answering, sink=sink, replay_usage=replay_usage
+    )
+    return recorder, spec
+
+
+def open_recorder(
+    settings: JudgeSettings, *, replay_usage: bool = False
+) -> tuple[CassetteJudge, ModelSpec]:
+    """`open_judge`, as a `CassetteJudge` in every mode (in mode off it passes each request to
+    the model and keeps nothing): for a caller that asks the judge for keys and hits (the
+    server), whatever the mode."""
+    judge, spec = open_judge(settings, replay_usage=replay_usage)
+    if isinstance(judge, CassetteJudge):
+        return judge, spec
+    if judge.identity is None:
+        raise ModelError(f"model {spec.name!r} has no identity to key exchanges with")
+    return CassetteJudge(None, mode=settings.mode, identity=judge.identity, live=judge), spec

@@ -22,7 +22,8 @@ from offline_scorer.assembly.open import (
     resolve,
 )
 from offline_scorer.backends import Backend
-from offline_scorer.cassette.judge import RecordMode, Sink
+from offline_scorer.cassette.judge import Sink
+from offline_scorer.cassette.modes import RecordMode
 from offline_scorer.errors import ModelError
 from offline_scorer.judging.protocol import (
     Completion,
@@ -103,7 +104,7 @@ class RunSpec:
         pinned = self.pinned_identity()
         if pinned is not None:
             return pinned
-        if self.judge.mode is RecordMode.REPLAY:  # a GGUF given by path: the cassette says
+        if not self.judge.mode.runs_model:  # a GGUF given by path: the cassette says
             spec, backend = resolve(self.judge.model, self.judge.backend)
             former = replayed_backend_id(self.judge)
             return replay_identity(spec, backend, self.cassette_path(), former)

@@ -31,9 +31,10 @@ from offline_scorer.assembly.open import require_pinned, resolve
 from offline_scorer.backends import Backend
 from offline_scorer.backends.llama_cpp.gbnf import request_grammar
 from offline_scorer.batch.datasets import DataItem, Item
-from offline_scorer.cassette.judge import CassetteJudge, Recorded, RecordMode
+from offline_scorer.cassette.judge import CassetteJudge, Recorded
 from offline_scorer.cassette.key import KEY_FORMAT, KeyParts, key_parts
 from offline_scorer.cassette.miss import closest_difference, old_format
+from offline_scorer.cassette.modes import RecordMode
 from offline_scorer.cassette.records import from_payload, response_completion
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import (

@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol
 
-from offline_scorer.cassette.judge import RecordMode, Sink
+from offline_scorer.cassette.judge import Sink
+from offline_scorer.cassette.modes import RecordMode
 from offline_scorer.judging.protocol import Judge
 from offline_scorer.scorers.protocol import Scorer
 

@@ -1,7 +1,10 @@
 """`CassetteJudge`: a judge that replays recorded exchanges and records live ones.
 
-The scorer cannot tell it from a live model. The record modes (vcrpy's) are in `modes`; they
-are re-exported here because callers import them from this module.
+The scorer cannot tell it from a live model. A caller that needs more than the `Judge` protocol
+(a server answering hits before it queues for the model, a command reporting what it replayed)
+asks it through its public methods, `key`, `lookup`, `answers_at_once` and `stats`: keys and
+hit decisions are made here, never by the caller. What each record mode does is the mode's own
+(`modes`).
 
 A judge that answers on another machine (a cluster actor) records into a `sink` instead of a
 file: the exchanges travel back with their item, and the driver's `CassetteJudge` writes them
@@ -19,7 +22,7 @@ from typing import Any
 
 from offline_scorer.cassette.key import KeyParts, key_parts
 from offline_scorer.cassette.miss import describe_miss
-from offline_scorer.cassette.modes import MODE_ENV, RecordMode, forced_mode, parse_mode
+from offline_scorer.cassette.modes import RecordMode
 from offline_scorer.cassette.records import (
     REPLAYED_FIELDS,
     recorded_former_backend,
@@ -34,18 +37,18 @@ from offline_scorer.judging.protocol import (
     JudgeBase,
     JudgeIdentity,
     JudgeRequest,
+    Usage,
     as_completion,
     as_judge,
 )
 
 __all__ = [
-    "MODE_ENV",
     "CassetteJudge",
+    "CassetteStats",
     "LiveFactory",
-    "RecordMode",
     "Recorded",
-    "forced_mode",
-    "parse_mode",
+    "cassette_stats",
+    "require_cassette",
 ]
 
 LiveFactory = Callable[[], Judge]
@@ -74,6 +77,19 @@ def require_cassette(path: Path) -> None:
 _KEYS_KEPT = 384  # three requests per document, for as many as a request builder keeps
 
 
+@dataclass(frozen=True)
+class CassetteStats:
+    """What a recording judge did so far: what a command reports, and a server or a cluster
+    driver adds up. `usage` sums the token counts of the answers that carried them (live ones,
+    and replayed ones when the judge replays usage)."""
+
+    path: Path | None  # the cassette, None when there is none (mode off)
+    hits: int
+    misses: int  # requests a reading mode did not find (auto ran the model for them)
+    recorded: int
+    usage: Usage
+
+
 class CassetteJudge(JudgeBase):
     """Answers from a cassette, and records what a live judge answers, as its mode says."""
 
@@ -86,24 +102,27 @@ class CassetteJudge(JudgeBase):
         live: Judge | LiveFactory | None = None,
         sink: Sink | None = None,
         former_backends: tuple[str, ...] = (),
+        replay_usage: bool = False,
     ) -> None:
         """`sink`, when given, receives what is recorded instead of the file (which may then be
-        None in record mode: only replay and auto read a cassette). A replay whose cassette was
-        recorded under one of `former_backends` (ids of the identity's backend in its former
-        versions) answers under that id, as it was recorded (`recorded_former_backend`)."""
+        None when the mode does not read). A replay whose cassette was recorded under one of
+        `former_backends` (ids of the identity's backend in its former versions) answers under
+        that id, as it was recorded (`recorded_former_backend`). `replay_usage`: a hit reads the
+        record's token counts too (a server reports them; a scorer never reads them, and they
+        cost replay time)."""
         self.mode = RecordMode(mode)
         self._identity = identity
         self._live = live
         self._sink = sink
-        self.hits = 0
-        self.recorded = 0
-        # What a hit reads: the response, and with `replay_usage` set the record's token counts
-        # too (a server reports them; a scorer never reads them, and they cost replay time).
-        self.replay_usage = False
+        self._hits = 0
+        self._misses = 0
+        self._recorded = 0
+        self._usage = Usage(0, 0, 0)
+        self._replayed = REPLAYED_FIELDS if replay_usage else REPLAYED_FIELDS[:1]
         self._keys: dict[int, tuple[JudgeRequest, KeyParts, bytes]] = {}
         self.cassette: CassetteFile | None = None
-        reads = self.mode in (RecordMode.REPLAY, RecordMode.AUTO)
-        opens_file = self.mode is not RecordMode.OFF and (reads or sink is None)
+        opens_file = self.mode.reads or (self.mode.writes and sink is None)
+        self._has_path = path is not None and self.mode.uses_cassette
         if path is None:
             if opens_file:
                 raise ValueError(f"record mode {self.mode.value} needs a cassette path")
@@ -111,20 +130,47 @@ class CassetteJudge(JudgeBase):
             return
         self.path = Path(path)
         if opens_file:
-            if self.mode is RecordMode.REPLAY:
-                require_cassette(self.path)
-            else:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.cassette = CassetteFile(self.path, create=self.mode is not RecordMode.REPLAY)
-            if self.mode is RecordMode.REPLAY and former_backends:
-                recorded = recorded_former_backend(self.cassette, identity.backend, former_backends)
-                if recorded is not None:
-                    self._identity = dataclasses.replace(identity, backend=recorded)
+            self._open(identity, former_backends)
+
+    def _open(self, identity: JudgeIdentity, former_backends: tuple[str, ...]) -> None:
+        """Open the cassette (a replay's must exist), and in replay take the former backend id
+        its records name, if any."""
+        if self.mode.needs_recording:
+            require_cassette(self.path)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.cassette = CassetteFile(self.path, create=not self.mode.needs_recording)
+        if self.mode.needs_recording and former_backends:
+            recorded = recorded_former_backend(self.cassette, identity.backend, former_backends)
+            if recorded is not None:
+                self._identity = dataclasses.replace(identity, backend=recorded)
 
     @property
     def identity(self) -> JudgeIdentity:
         """The identity keys are computed with (the live judge's, or the registry's pins)."""
         return self._identity
+
+    @property
+    def hits(self) -> int:
+        return self._hits
+
+    @property
+    def recorded(self) -> int:
+        return self._recorded
+
+    def stats(self) -> CassetteStats:
+        return CassetteStats(
+            self.path if self._has_path else None,
+            self._hits,
+            self._misses,
+            self._recorded,
+            self._usage,
+        )
+
+    def add_hits(self, count: int) -> None:
+        """Count hits a remote judge (a cluster actor) answered from its copy of this cassette,
+        so the driver reports them as a serial run would have."""
+        self._hits += count
 
     def live_judge(self) -> Judge:
         if self._live is None:
@@ -135,28 +181,65 @@ class CassetteJudge(JudgeBase):
             self._live = as_judge(found if hasattr(found, "complete") else found())
         return self._live
 
+    def key(self, request: JudgeRequest) -> bytes:
+        """The cassette key `request` is recorded and looked up under (a server's reply ids)."""
+        return self._key(request)[1]
+
+    def answers_at_once(self, request: JudgeRequest) -> bool:
+        """Whether `complete` answers without the model: in replay always (from the cassette,
+        or with its miss error), else when the mode reads and the cassette holds the request."""
+        if self.mode.needs_recording:
+            return True
+        return (
+            self.mode.reads
+            and self.cassette is not None
+            and self.cassette.has_exchange(self.key(request))
+        )
+
+    def lookup(self, request: JudgeRequest) -> Completion | None:
+        """The recorded answer to `request` (a hit), or None: the mode does not read, or the
+        cassette does not hold it (a miss)."""
+        if self.cassette is None or not self.mode.reads:
+            return None
+        key = self.key(request)
+        fields = self.cassette.get_exchange_fields(key, self._replayed)
+        if fields is None:
+            self._misses += 1
+            return None
+        self._hits += 1
+        completion = replayed_completion(
+            self.cassette, key, fields, self.identity.verdict_threshold
+        )
+        self._count(completion)
+        return completion
+
     def complete(self, request: JudgeRequest) -> Completion:
-        if self.mode is RecordMode.OFF:
-            return as_completion(self.live_judge().complete(request))
-        if self.cassette is not None and self.mode in (RecordMode.REPLAY, RecordMode.AUTO):
-            parts, key = self._key(request)
-            fields = self.cassette.get_exchange_fields(
-                key, REPLAYED_FIELDS if self.replay_usage else REPLAYED_FIELDS[:1]
-            )
-            if fields is not None:
-                self.hits += 1
-                return replayed_completion(
-                    self.cassette, key, fields, self.identity.verdict_threshold
-                )
-            if self.mode is RecordMode.REPLAY:
-                raise CassetteMissError(describe_miss(self.cassette, request.step, parts))
+        if not self.mode.uses_cassette:
+            return self._count(as_completion(self.live_judge().complete(request)))
+        found = self.lookup(request)
+        if found is not None:
+            return found
+        if self.mode.needs_recording and self.cassette is not None:
+            parts, _key = self._key(request)
+            raise CassetteMissError(describe_miss(self.cassette, request.step, parts))
         live = self.live_judge()
-        completion = as_completion(live.complete(request))
+        completion = self._count(as_completion(live.complete(request)))
         exchange = Recorded(request, completion, _meta(live, completion))
         if self._sink is not None:
             self._sink(exchange)
         else:
             self.record(exchange)
+        return completion
+
+    def _count(self, completion: Completion) -> Completion:
+        used = completion.usage
+        if used is not None:
+            total = self._usage
+            self._usage = Usage(
+                total.prompt_tokens + used.prompt_tokens,
+                total.completion_tokens + used.completion_tokens,
+                total.forced_tokens + used.forced_tokens,
+            )
         return completion
 
     def _key(self, request: JudgeRequest) -> tuple[KeyParts, bytes]:
@@ -176,24 +259,30 @@ class CassetteJudge(JudgeBase):
     def record(self, exchange: Recorded) -> None:
         """Write an exchange answered live (here or on another machine) as `complete` would.
 
-        In auto mode an exchange already in the cassette is not written again: a serial run
-        would have replayed it, so skipping it keeps the file's bytes the same.
+        When the mode also reads (auto), an exchange already in the cassette is not written
+        again: a serial run would have replayed it, so skipping it keeps the file's bytes.
         """
         if self.cassette is None:
             raise CassetteMissError(f"record mode {self.mode.value} writes no cassette")
         parts = key_parts(exchange.request, self.identity)
         key = parts.digest()
-        if self.mode is RecordMode.AUTO and self.cassette.has_exchange(key):
+        if self.mode.reads and self.cassette.has_exchange(key):
             return
         payload = to_payload(
             self.cassette, exchange.request.step, parts, exchange.completion, exchange.meta
         )
         self.cassette.append_exchange(key, payload)
-        self.recorded += 1
+        self._recorded += 1
 
     def close(self) -> None:
         if self.cassette is not None:
             self.cassette.close()
+
+
+def cassette_stats(judge: Judge) -> CassetteStats | None:
+    """What `judge` replayed and recorded, when it is a recording judge (None otherwise): for
+    a caller that holds any judge (a command, a cluster actor) and reports or adds these up."""
+    return judge.stats() if isinstance(judge, CassetteJudge) else None
 
 
 def _meta(live: Judge, completion: Completion) -> Mapping[str, Any]:

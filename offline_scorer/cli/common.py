@@ -25,18 +25,19 @@ def read_text(value: str, option: str) -> str:
 
 def report_cassette(judge: Judge) -> None:
     """Tell the user where exchanges went: a recording is only useful if you can find it."""
-    from offline_scorer.cassette.judge import CassetteJudge
+    from offline_scorer.cassette.judge import cassette_stats
 
-    if not isinstance(judge, CassetteJudge):
+    stats = cassette_stats(judge)
+    if stats is None or stats.path is None:
         return
-    if judge.recorded:
+    if stats.recorded:
         click.echo(
-            f"recorded {judge.recorded} exchange(s) to {judge.path} "
-            f"(replay: --record-mode replay --cassette {judge.path})",
+            f"recorded {stats.recorded} exchange(s) to {stats.path} "
+            f"(replay: --record-mode replay --cassette {stats.path})",
             err=True,
         )
-    if judge.hits:
-        click.echo(f"replayed {judge.hits} exchange(s) from {judge.path}", err=True)
+    if stats.hits:
+        click.echo(f"replayed {stats.hits} exchange(s) from {stats.path}", err=True)
 
 
 def show_quality(model: ModelSpec, as_json: bool) -> None:

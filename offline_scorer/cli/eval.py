@@ -109,10 +109,9 @@ def eval_command(
 
 def _print_digests(out: Path, run: RunSpec, data: Path) -> None:
     """The results file's sha256 and the cassette's content digest: what a paper cites."""
-    from offline_scorer.cassette.judge import RecordMode
     from offline_scorer.report.provenance import provenance
 
-    cassette = None if run.mode is RecordMode.OFF else run.cassette_path()
+    cassette = run.cassette_path() if run.mode.uses_cassette else None
     if cassette is not None and not cassette.is_file():
         cassette = None
     for line in provenance(out, run.kind, cassette, data).lines():

@@ -12,7 +12,7 @@ import click
 
 from offline_scorer.assembly.open import JudgeSettings, resolve_mode
 from offline_scorer.assembly.run_spec import RunSpec
-from offline_scorer.cassette.judge import RecordMode
+from offline_scorer.cassette.modes import RecordMode
 from offline_scorer.errors import InputError
 from offline_scorer.scorers import registry
 from offline_scorer.scorers.spec import CliOption, cli_options

@@ -21,7 +21,8 @@ from offline_scorer.batch.datasets import iter_dataset
 from offline_scorer.batch.executors import Executor, ProcessPoolExecutorBackend, SerialExecutor
 from offline_scorer.batch.reproduce import compare_lines, first_kind
 from offline_scorer.batch.run import item_context
-from offline_scorer.cassette.judge import RecordMode, require_cassette
+from offline_scorer.cassette.judge import require_cassette
+from offline_scorer.cassette.modes import RecordMode
 from offline_scorer.cli.options import ScorerChoice, model_options, scorer_options
 from offline_scorer.errors import InputError
 from offline_scorer.settings import RAY_ADDRESS_ENV

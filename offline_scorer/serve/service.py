@@ -18,8 +18,8 @@ from typing import Any
 import anyio
 
 from offline_scorer.backends import Backend
-from offline_scorer.cassette.judge import CassetteJudge, RecordMode
-from offline_scorer.cassette.key import key_parts
+from offline_scorer.cassette.judge import CassetteJudge
+from offline_scorer.cassette.modes import RecordMode
 from offline_scorer.errors import (
     CassetteFileError,
     CassetteMissError,
@@ -29,7 +29,7 @@ from offline_scorer.errors import (
     OfflineScorerError,
     SchemaError,
 )
-from offline_scorer.judging.protocol import Completion, Judge, JudgeIdentity, JudgeRequest
+from offline_scorer.judging.protocol import Completion, JudgeIdentity, JudgeRequest
 from offline_scorer.models.registry import ModelSpec
 from offline_scorer.serve.errors import ApiError
 
@@ -43,25 +43,25 @@ class Answer:
 
 
 class JudgeService:
-    """Answers judge requests for the server; owns the judge and closes it."""
+    """Answers judge requests for the server; owns the judge and closes it.
 
-    def __init__(
-        self,
-        judge: Judge,
-        spec: ModelSpec,
-        identity: JudgeIdentity,
-        backend: Backend,
-        mode: RecordMode,
-    ) -> None:
+    The judge is a `CassetteJudge` in every mode (in mode off it only passes requests to the
+    model): the keys replies are named by, and whether the cassette answers a request without
+    the model, are its to say."""
+
+    def __init__(self, judge: CassetteJudge, spec: ModelSpec, backend: Backend) -> None:
         self.judge = judge
-        # The recorder, when the judge is one (modes replay, auto, record): hits are looked up
-        # in its cassette before a request queues for the model.
-        self.recorder = judge if isinstance(judge, CassetteJudge) else None
         self.spec = spec
-        self.identity = identity
         self.backend = backend
-        self.mode = mode
         self._turn = anyio.Lock()
+
+    @property
+    def identity(self) -> JudgeIdentity:
+        return self.judge.identity
+
+    @property
+    def mode(self) -> RecordMode:
+        return self.judge.mode
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -70,24 +70,19 @@ class JudgeService:
 
     @property
     def cassette_path(self) -> str | None:
-        return None if self.recorder is None else str(self.recorder.path)
+        path = self.judge.stats().path
+        return None if path is None else str(path)
 
     def key(self, request: JudgeRequest) -> bytes:
-        return key_parts(request, self.identity).digest()
+        return self.judge.key(request)
 
     def answers_at_once(self, request: JudgeRequest) -> bool:
         """Whether the cassette answers `request` without the model (so before any header)."""
-        return self._instant(self.key(request))
-
-    def _instant(self, key: bytes) -> bool:
-        if self.mode is RecordMode.REPLAY:
-            return True
-        cassette = None if self.recorder is None else self.recorder.cassette
-        return self.mode is RecordMode.AUTO and cassette is not None and cassette.has_exchange(key)
+        return self.judge.answers_at_once(request)
 
     def check_schema(self, schema: Mapping[str, Any] | None) -> None:
         """Refuse, before queueing, a schema the backend cannot decode under (live modes)."""
-        if schema is None or self.mode is RecordMode.REPLAY:
+        if schema is None or not self.mode.runs_model:
             return
         try:
             problem = self.backend.schema_problem(schema)
@@ -98,7 +93,7 @@ class JudgeService:
 
     async def answer(self, request: JudgeRequest) -> Answer:
         key = self.key(request)
-        if self._instant(key):
+        if self.answers_at_once(request):
             return Answer(self._complete(request), key)
         async with self._turn:
             completion = await anyio.to_thread.run_sync(self._complete, request)

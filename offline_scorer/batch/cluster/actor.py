@@ -16,7 +16,7 @@ from offline_scorer.batch.cluster.snapshot import Snapshot, materialize, release
 from offline_scorer.batch.datasets import Item
 from offline_scorer.batch.recipe import Recipe
 from offline_scorer.batch.run import ItemResult, Target, evaluate_item
-from offline_scorer.cassette.judge import CassetteJudge, Recorded, RecordMode
+from offline_scorer.cassette.judge import Recorded, cassette_stats
 from offline_scorer.errors import ModelError
 from offline_scorer.judging.protocol import Judge, JudgeIdentity
 from offline_scorer.scorers.protocol import Scorer
@@ -78,7 +78,7 @@ class ItemScorer:
         node = node_label()
         recipe = self.recipe
         try:
-            if recipe.mode is not RecordMode.REPLAY:
+            if recipe.mode.runs_model:
                 recipe.verify_model(self.expected_sha256)
             copy = None if self.snapshot is None else materialize(self.snapshot)
             try:
@@ -104,4 +104,5 @@ class ItemScorer:
 
 
 def _hits(judge: Judge) -> int:
-    return judge.hits if isinstance(judge, CassetteJudge) else 0
+    stats = cassette_stats(judge)
+    return 0 if stats is None else stats.hits

@@ -32,7 +32,7 @@ from offline_scorer.batch.interrupts import deferred_interrupts
 from offline_scorer.batch.recipe import Recipe
 from offline_scorer.batch.results import ItemError
 from offline_scorer.batch.run import ItemResult, Target, item_digest
-from offline_scorer.cassette.judge import CassetteJudge, RecordMode, require_cassette
+from offline_scorer.cassette.judge import CassetteJudge, require_cassette
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import ClusterError
 from offline_scorer.scorers.protocol import Scorer
@@ -68,7 +68,7 @@ class RayExecutor:
         self.actors = actors
         self.max_attempts = max_attempts
         self.start_timeout = start_timeout
-        self.depth = depth or (2 if recipe.mode is RecordMode.REPLAY else 1)
+        self.depth = depth or (1 if recipe.mode.runs_model else 2)
         self._ray: ModuleType | None = None
         self._owns_ray = False
         self._pool: ActorPool | None = None
@@ -109,18 +109,18 @@ class RayExecutor:
         recipe = self.recipe
         mode = recipe.mode
         path = recipe.cassette_path()
-        if mode is RecordMode.REPLAY:
+        if mode.needs_recording:
             require_cassette(path)
         self._owns_ray = connect(ray, self.address)
         try:
             count = self._slot_count(ray)
             expected = None
-            if mode is not RecordMode.REPLAY:
+            if mode.runs_model:
                 expected = recipe.pinned_sha256()
-            if mode in (RecordMode.AUTO, RecordMode.RECORD):
+            if mode.writes:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 CassetteFile(path, create=True).close()  # the actors' snapshot needs the file
-            snapshot = take(path, ray.put) if mode in (RecordMode.AUTO, RecordMode.REPLAY) else None
+            snapshot = take(path, ray.put) if mode.reads else None
             self._pool = ActorPool(
                 ray,
                 ray.remote(num_cpus=recipe.threads, max_restarts=0)(ItemScorer),
@@ -132,7 +132,7 @@ class RayExecutor:
             identity = self._pool.start(count)
             assert identity is not None, "a started actor's judge has an identity"
             self._judge = CassetteJudge(
-                None if mode is RecordMode.OFF else path, mode=mode, identity=identity, live=None
+                path if mode.uses_cassette else None, mode=mode, identity=identity, live=None
             )
             self._scorer = recipe.scorer_on(self._judge)
         except BaseException:
@@ -242,7 +242,7 @@ class RayExecutor:
         judge = self.judge
         for exchange in done.exchanges:
             judge.record(exchange)
-        judge.hits += done.hits
+        judge.add_hits(done.hits)
         return done.result
 
     def _lost_item(self, task: _Task, slot: Slot, context: list[Any]) -> ItemResult:
