@@ -107,6 +107,9 @@ class Engine:
         self.rt = _load_runtime(path, context_size, threads, gpu_layers)
         self.llama = self.rt.llama
         self.reuse_prefix = reuse_prefix
+        self.prefilled = 0
+        """Prompt tokens evaluated since the engine was made, after the reused prefix: what a
+        floor of live judging (`bench/bench_floor.py`) counts. Never part of a result."""
         self.chat_template = self.template()
         self._formatter = self._make_formatter(self.chat_template)
 
@@ -177,6 +180,7 @@ class Engine:
                 keep += 1
         llama.n_tokens = keep  # eval() drops the KV cache beyond n_tokens
         llama.eval(tokens[keep:])
+        self.prefilled += len(tokens) - keep
 
     def constraint(self, grammar: str, step: str, kind: str = "gbnf") -> GrammarConstraint:
         rt = self.rt
