@@ -27,12 +27,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from offline_scorer.cassette.store import container  # noqa: E402
-from offline_scorer.cassette.store.container import (  # noqa: E402
+from offline_scorer.cassette.store import container
+from offline_scorer.cassette.store.container import (
     MAGIC,
     MAX_DEPTH,
     OVERHEAD,
@@ -45,8 +41,9 @@ from offline_scorer.cassette.store.container import (  # noqa: E402
     repair,
     verify,
 )
-from offline_scorer.cassette.store.frames import frame  # noqa: E402
+from offline_scorer.cassette.store.frames import frame
 
+ROOT = Path(__file__).resolve().parents[1]
 WRITER = "tests"
 
 

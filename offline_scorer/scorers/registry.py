@@ -65,10 +65,6 @@ def register(spec: ScorerSpec) -> None:
     _REGISTERED[spec.kind] = spec
 
 
-def unregister(kind: str) -> None:
-    _REGISTERED.pop(kind, None)
-
-
 def kinds() -> list[str]:
     return sorted({*_installed(), *_REGISTERED})
 

@@ -1,4 +1,4 @@
-"""The cassette container's public API in one import, for tools, benchmarks and older imports.
+"""The cassette container's public API in one import, for tools, benchmarks and tests.
 
 The on-disk format (docs/cassette-format.md) is implemented by the modules beside this one:
 `errors`, `codec` (payload type rules), `frames` (byte layout and integrity), `fs` (locks,
