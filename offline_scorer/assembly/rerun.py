@@ -22,10 +22,10 @@ from typing import Any, TypeVar
 from offline_scorer.assembly.open import load_live
 from offline_scorer.backends import LoadOptions, backend_for_id
 from offline_scorer.cassette.fields import sampling_settings
-from offline_scorer.cassette.key import KEY_FORMAT
 from offline_scorer.cassette.miss import identity_differences
 from offline_scorer.cassette.records import Exchange
 from offline_scorer.errors import ConfigError, OfflineScorerError
+from offline_scorer.formats import KEY_FORMAT
 from offline_scorer.judging.protocol import (
     Completion,
     Judge,

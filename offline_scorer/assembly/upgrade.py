@@ -32,7 +32,7 @@ from offline_scorer.backends import Backend
 from offline_scorer.backends.llama_cpp.gbnf import request_grammar
 from offline_scorer.batch.datasets import DataItem, Item
 from offline_scorer.cassette.judge import CassetteJudge, Recorded
-from offline_scorer.cassette.key import KEY_FORMAT, KeyParts, key_parts
+from offline_scorer.cassette.key import KeyParts, key_parts
 from offline_scorer.cassette.miss import closest_difference, old_format
 from offline_scorer.cassette.modes import RecordMode
 from offline_scorer.cassette.records import from_payload, response_completion
@@ -44,6 +44,7 @@ from offline_scorer.errors import (
     OfflineScorerError,
 )
 from offline_scorer.files import temp_name
+from offline_scorer.formats import KEY_FORMAT, LEGACY_KEY_FORMAT
 from offline_scorer.judging.protocol import (
     Completion,
     Judge,
@@ -54,9 +55,6 @@ from offline_scorer.judging.protocol import (
 from offline_scorer.scorers.protocol import Scorer
 
 __all__ = ["UpgradeReport", "upgrade_cassette"]
-
-LEGACY_FORMAT = 2
-"""The one older key format a cassette can be upgraded from (format 1 has no probabilities)."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +84,7 @@ def _old_ids(old: CassetteFile, backend: Backend) -> _OldIds:
     """The former ids the old cassette's records name, after checking that it holds something
     this backend can upgrade."""
     formats: Counter[int] = Counter()
-    ids: dict[int, set[str]] = {LEGACY_FORMAT: set(), KEY_FORMAT: set()}
+    ids: dict[int, set[str]] = {LEGACY_KEY_FORMAT: set(), KEY_FORMAT: set()}
     for key, payload in old.iter_exchanges():
         parts = from_payload(old, key, payload).parts
         formats[parts.key_format] += 1
@@ -96,9 +94,9 @@ def _old_ids(old: CassetteFile, backend: Backend) -> _OldIds:
         raise CassetteFileError(f"{path} holds no exchanges; there is nothing to upgrade")
     if set(formats) == {1}:
         raise CassetteFileError(str(old_format(path, 1)))
-    legacy = tuple(former for former in backend.former_ids if former in ids[LEGACY_FORMAT])
+    legacy = tuple(former for former in backend.former_ids if former in ids[LEGACY_KEY_FORMAT])
     former = tuple(former for former in backend.former_ids if former in ids[KEY_FORMAT])
-    named = ids[LEGACY_FORMAT] | ids[KEY_FORMAT]
+    named = ids[LEGACY_KEY_FORMAT] | ids[KEY_FORMAT]
     if named and not legacy and not former and backend.backend_id not in named:
         raise CassetteFileError(
             f"{path} was not recorded by the {backend.name} backend (its records name "
@@ -151,7 +149,11 @@ class _FromOld(JudgeBase):
             grammar = request_grammar(request.output_schema)
             for former in self.ids.legacy:
                 yield dataclasses.replace(
-                    parts, key_format=LEGACY_FORMAT, backend=former, grammar=grammar, schema=None
+                    parts,
+                    key_format=LEGACY_KEY_FORMAT,
+                    backend=former,
+                    grammar=grammar,
+                    schema=None,
                 )
 
     def _find(self, request: JudgeRequest) -> tuple[bytes, dict[str, object]]:

@@ -19,9 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from offline_scorer import jsontext
-
-RESULTS_FORMAT: Literal[2] = 2
-"""The results line format written now; a line without "format" is format 1."""
+from offline_scorer.formats import RESULTS_FORMAT
 
 TIES = ("both", "none")
 """limiting_axis besides an axis: all axes tie below the top, or all are at it."""

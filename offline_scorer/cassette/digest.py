@@ -38,18 +38,17 @@ import msgpack
 from offline_scorer.cassette.records import Exchange, from_payload
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import CassetteFileError, InputError
+from offline_scorer.formats import DIGEST_VERSION
 from offline_scorer.judging.protocol import JudgeIdentity
 
 __all__ = [
     "DIGEST_PREFIX",
-    "DIGEST_VERSION",
     "ContentDigest",
     "content_digest",
     "exchange_digest",
     "parse_digest",
 ]
 
-DIGEST_VERSION = 1
 DIGEST_PREFIX = f"oscas-content-v{DIGEST_VERSION}:sha256:"
 _DOMAIN = f"oscas-content-v{DIGEST_VERSION}\0".encode("ascii")
 

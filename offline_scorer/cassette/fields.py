@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from offline_scorer.cassette.schema import canonical_schema
+from offline_scorer.formats import KEY_FORMAT
 from offline_scorer.judging.protocol import (
     JudgeIdentity,
     JudgeRequest,
@@ -36,7 +37,6 @@ from offline_scorer.judging.protocol import (
 __all__ = [
     "DUMPED",
     "FIELDS",
-    "KEY_FORMAT",
     "Blobs",
     "IdentityField",
     "KeyField",
@@ -45,9 +45,6 @@ __all__ = [
     "sampling_settings",
 ]
 
-KEY_FORMAT = 3
-"""The key format new records get; format 2 added the verdict threshold, format 3 replaced the
-grammar text by the output schema."""
 CONTEXT = 30
 """Characters of context either side of the first difference a miss quotes."""
 

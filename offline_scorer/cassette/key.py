@@ -15,10 +15,10 @@ from typing import Any
 
 import msgpack
 
-from offline_scorer.cassette.fields import FIELDS, KEY_FORMAT
+from offline_scorer.cassette.fields import FIELDS
 from offline_scorer.judging.protocol import JudgeIdentity, JudgeRequest
 
-__all__ = ["KEY_FORMAT", "KeyParts", "key_parts"]
+__all__ = ["KeyParts", "key_parts"]
 
 
 @dataclass(frozen=True)

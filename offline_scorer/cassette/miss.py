@@ -9,10 +9,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from offline_scorer.cassette.fields import FIELDS, KEY_FORMAT, IdentityField, first_difference
+from offline_scorer.cassette.fields import FIELDS, IdentityField, first_difference
 from offline_scorer.cassette.key import KeyParts
 from offline_scorer.cassette.records import Exchange, from_payload
 from offline_scorer.cassette.store.file import CassetteFile
+from offline_scorer.formats import KEY_FORMAT
 from offline_scorer.judging.protocol import JudgeIdentity
 
 __all__ = [

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from offline_scorer.cassette.fields import FIELDS, require
-from offline_scorer.cassette.key import KEY_FORMAT, KeyParts
+from offline_scorer.cassette.key import KeyParts
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import CassetteFileError
+from offline_scorer.formats import KEY_FORMAT
 from offline_scorer.judging.protocol import Completion, Usage
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from offline_scorer.backends.llama_cpp.gbnf import COMPILER
+from offline_scorer.formats import LLAMA_CPP_BACKEND_ID, LLAMA_CPP_FORMER_IDS
 
 if TYPE_CHECKING:
     from offline_scorer.backends import LoadOptions
@@ -16,28 +16,10 @@ if TYPE_CHECKING:
     from offline_scorer.judging.protocol import JudgeRequest
     from offline_scorer.models.registry import ModelSpec
 
-# The decoding method, as it enters cassette keys: GBNF grammars run by llguidance, greedy argmax
-# over the masked logits, grammar-forced tokens evaluated as one batch; since /2, boolean verdicts
-# committed by P(true) against the threshold and free text kept by the loop/copy guard; since /3,
-# message contents tokenized as text, never as the control tokens they may spell
-# (prompt_tokens.py). Then, after a space, the compiler that turns a request's schema into that
-# GBNF (gbnf.COMPILER): keys hold the schema, so a change to the grammar a schema compiles to
-# must change this id. Replay needs this constant without importing the runtime, which is why it
-# lives here.
-DECODER = (
-    "llguidance-gbnf/greedy-argmax+forced-batch+verdict-threshold+free-text-guard"
-    "+contents-as-text/3"
-)
-BACKEND_ID = f"{DECODER} {COMPILER}"
-_DECODER_2 = "llguidance-gbnf/greedy-argmax+forced-batch+verdict-threshold+free-text-guard/2"
-# Newest first: the /2 decoder under key format 3; key formats 1 and 2 held the grammar text
-# itself, so their ids named the decoder alone. Every former decoder parsed control-token text
-# in contents, so a record of one stands for today's answer only if its prompt holds none.
-FORMER_IDS = (
-    f"{_DECODER_2} {COMPILER}",
-    _DECODER_2,
-    "llguidance-gbnf/greedy-argmax+forced-batch/1",
-)
+# The ids this backend keys records under (now, and in its former versions) are versions kept
+# with the others in `offline_scorer.formats`; replay needs them without the runtime.
+BACKEND_ID = LLAMA_CPP_BACKEND_ID
+FORMER_IDS = LLAMA_CPP_FORMER_IDS
 
 
 class LlamaCppBackend:

@@ -6,7 +6,8 @@ held on machines without that runtime. The subset is deliberately narrow; anythi
 is a programming error, raised loudly rather than approximated.
 
 Only a live llama.cpp judge compiles grammars now (cassette keys hold the schema), so what the
-text of a schema's grammar is belongs to the backend's identity: `COMPILER` is part of its id.
+text of a schema's grammar is belongs to the backend's identity: this compiler's version,
+`offline_scorer.formats.GBNF_COMPILER`, is part of its id: bump it with any change to that text.
 
 The grammar admits compact JSON only (no whitespace), properties in declared order, so every
 valid answer has exactly one spelling: output bytes stay stable.
@@ -23,11 +24,6 @@ from typing import Any
 import msgpack
 
 from offline_scorer.bytecache import BytesCache
-
-COMPILER = "schema-gbnf/1"
-"""This compiler's name and version, in the llama_cpp backend's id (so in every cassette key).
-Bump the version with any change to the text `schema_to_gbnf` gives for some schema: recorded
-answers were decoded under the old text and must not replay for the new one."""
 
 
 class GrammarError(ValueError):

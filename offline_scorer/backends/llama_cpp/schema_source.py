@@ -5,10 +5,10 @@ decides the grammar):
 
 * Schemas our GBNF compiler (`gbnf`) accepts, which are every schema a scorer sends: bounded
   strings and arrays, closed objects, strings matching an anchored pattern of a small regex
-  subset (a scorer's whole-sentence free text). Their grammar is pinned by `gbnf.COMPILER` in
-  the backend id, so it is the same on every machine. (Before the regex subset compiled here, a
-  client's schema with such a pattern went to llguidance's compiler below: the same strings,
-  the JSON around them possibly spaced differently.)
+  subset (a scorer's whole-sentence free text). Their grammar is pinned by
+  `formats.GBNF_COMPILER` in the backend id, so it is the same on every machine. (Before the
+  regex subset compiled here, a client's schema with such a pattern went to llguidance's
+  compiler below: the same strings, the JSON around them possibly spaced differently.)
 * Any other schema, as OpenAI-compatible clients send them (unbounded strings, optional
   properties): llguidance's own JSON-schema compiler, whose version is kept beside each
   recording. Before this path such schemas were refused, so no recorded key changes meaning.

@@ -9,7 +9,8 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from offline_scorer.backends.outlines.schema import REWRITER, for_outlines
+from offline_scorer.backends.outlines.schema import for_outlines
+from offline_scorer.formats import OUTLINES_BACKEND_ID, OUTLINES_FORMER_IDS
 
 if TYPE_CHECKING:
     from offline_scorer.backends import LoadOptions
@@ -17,17 +18,10 @@ if TYPE_CHECKING:
     from offline_scorer.judging.protocol import JudgeRequest
     from offline_scorer.models.registry import ModelSpec
 
-# Enters cassette keys. No verdict threshold and no free-text guard: see judge.py. Since /2, a
-# request whose contents hold control-token text is refused (outlines hands llama.cpp the prompt
-# as one string, parsed for control tokens). After a space, the version of our schema rewrite
-# for outlines (schema.REWRITER); outlines' own schema compiler comes with its runtime, whose
-# versions each record keeps beside its key.
-DECODER = "outlines-llamacpp/llguidance-json-schema/greedy+contents-as-text-or-refused/2"
-BACKEND_ID = f"{DECODER} {REWRITER}"
-_DECODER_1 = "outlines-llamacpp/llguidance-json-schema/greedy/1"
-# Newest first: the /1 decoder under key format 3; key format 2 held the llama_cpp backend's
-# grammar text, so the id named the decoder alone.
-FORMER_IDS = (f"{_DECODER_1} {REWRITER}", _DECODER_1)
+# The ids this backend keys records under (now, and in its former versions) are versions kept
+# with the others in `offline_scorer.formats`.
+BACKEND_ID = OUTLINES_BACKEND_ID
+FORMER_IDS = OUTLINES_FORMER_IDS
 
 
 class OutlinesBackend:

@@ -14,10 +14,6 @@ from typing import Any
 
 from offline_scorer.errors import GenerationError
 
-REWRITER = "outlines-schema/1"
-"""This rewrite's name and version, in the outlines backend's id (so in every cassette key).
-Bump the version with any change to what `for_outlines` gives for some schema."""
-
 # JSON string characters our GBNF allows, and its escapes (backends/llama_cpp/gbnf.py).
 _STRING_CHAR = r'[^"\\\x00-\x1F{extra}]'
 _STRING_ESCAPE = r'\\["\\/nt]'

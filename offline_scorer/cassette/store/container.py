@@ -16,7 +16,6 @@ from offline_scorer.cassette.store.errors import (
 )
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.cassette.store.frames import (
-    FORMAT_VERSION,
     MAGIC,
     MARKER,
     MAX_PAYLOAD,
@@ -27,9 +26,10 @@ from offline_scorer.cassette.store.frames import (
     encode_header,
 )
 from offline_scorer.cassette.store.salvage import RepairReport, VerifyReport, repair, verify
+from offline_scorer.formats import CASSETTE_FORMAT
 
 __all__ = [
-    "FORMAT_VERSION",
+    "CASSETTE_FORMAT",
     "MAGIC",
     "MARKER",
     "MAX_DEPTH",

@@ -20,9 +20,9 @@ import msgpack
 
 from offline_scorer.cassette.store.codec import blob_key, decode, pack
 from offline_scorer.cassette.store.errors import CassetteFormatError, Damage
+from offline_scorer.formats import CASSETTE_FORMAT
 
 __all__ = [
-    "FORMAT_VERSION",
     "HEADER_OFFSET",
     "KIND_BLOB",
     "KIND_EXCHANGE",
@@ -50,7 +50,6 @@ MAGIC = b"OSCAS\x00\r\n"
 """File signature; the NUL and CR LF catch text-mode and transfer mangling early."""
 MARKER = b"\xabREC"
 """Start of every frame; lets repair find the next frame after damaged bytes."""
-FORMAT_VERSION = 1
 MAX_PAYLOAD = 16 * 1024 * 1024
 """Upper bound on a payload, so a damaged length field can never make a reader allocate more."""
 
@@ -96,7 +95,9 @@ def encode_header(writer: str) -> bytes:
     """Magic plus header frame: the complete content of a new, empty cassette."""
     if not isinstance(writer, str):
         raise TypeError("writer must be a str")
-    return MAGIC + frame(KIND_HEADER, _ZERO_KEY, pack({"format": FORMAT_VERSION, "writer": writer}))
+    return MAGIC + frame(
+        KIND_HEADER, _ZERO_KEY, pack({"format": CASSETTE_FORMAT, "writer": writer})
+    )
 
 
 def encode_blob(text: str) -> bytes:
@@ -169,11 +170,11 @@ def decode_header(path: Path, kind: bytes, key: bytes, payload: bytes) -> tuple[
     version = header.get("format")
     if not isinstance(version, int) or isinstance(version, bool):
         raise Damage("header has no integer 'format'")
-    if version != FORMAT_VERSION:
+    if version != CASSETTE_FORMAT:
         raise CassetteFormatError(
             path,
             f"unsupported cassette format version {version} "
-            f"(this offline-scorer reads version {FORMAT_VERSION}; upgrade it)",
+            f"(this offline-scorer reads version {CASSETTE_FORMAT}; upgrade it)",
         )
     writer = header.get("writer")
     if not isinstance(writer, str):

@@ -1,0 +1,114 @@
+"""Every format and revision number the package writes into its files and keys, in one place.
+
+Each constant versions something that outlives a process: bytes on disk, or a string inside a
+cassette key. They are bumped by hand, and a bump changes what old files mean (a key no longer
+matches, a reader refuses a file), so they are kept here together, each with what it versions
+and when to bump it, instead of beside the code that happens to use them. Nothing here may
+change value without a reason in the commit: the committed cassettes, results files and goldens
+replay to their very bytes only while these stay as they are.
+
+This module sits at the bottom layer (it imports nothing), so the storage, the backends and
+the batch layer can all import from it.
+
+One revision is kept elsewhere for now: `REQUESTS_REVISION`, what the summarization scorer's
+request builders send, lives in `offline_scorer.scorers.summarization.scorer`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+__all__ = [
+    "CASSETTE_FORMAT",
+    "DIGEST_VERSION",
+    "GBNF_COMPILER",
+    "KEY_FORMAT",
+    "LEGACY_KEY_FORMAT",
+    "LLAMA_CPP_BACKEND_ID",
+    "LLAMA_CPP_DECODER",
+    "LLAMA_CPP_FORMER_IDS",
+    "OUTLINES_BACKEND_ID",
+    "OUTLINES_DECODER",
+    "OUTLINES_FORMER_IDS",
+    "OUTLINES_SCHEMA_REWRITER",
+    "RESULTS_FORMAT",
+]
+
+# -- Cassette files ------------------------------------------------------------------------
+
+CASSETTE_FORMAT = 1
+"""The cassette container's byte layout (magic, frames, header map; docs/cassette-format.md),
+written into every header. A reader refuses any other version, so bump it only with a change
+to the framing itself, never for what the exchange maps hold (that is `KEY_FORMAT`)."""
+
+KEY_FORMAT = 3
+"""The key format new records get: which fields an exchange key digests. Format 2 added the
+verdict threshold, format 3 replaced the grammar text by the output schema."""
+
+LEGACY_KEY_FORMAT = 2
+"""The one older key format `cassette upgrade` converts from (format 1 recorded no verdict
+probabilities, so it cannot be upgraded)."""
+
+DIGEST_VERSION = 1
+"""The cassette content digest (`oscas-content-v1:sha256:...`, what a paper cites): how the
+exchanges are walked and hashed. Bump it with any change to what the digest covers."""
+
+# -- Backend ids (in every cassette key) ---------------------------------------------------
+
+GBNF_COMPILER = "schema-gbnf/1"
+"""Our JSON schema -> GBNF compiler (`backends.llama_cpp.gbnf`), in the llama_cpp backend's
+id. Bump it with any change to the text `schema_to_gbnf` gives for some schema: recorded answers
+were decoded under the old text and must not replay for the new one."""
+
+LLAMA_CPP_DECODER = (
+    "llguidance-gbnf/greedy-argmax+forced-batch+verdict-threshold+free-text-guard"
+    "+contents-as-text/3"
+)
+"""The llama_cpp backend's decoding method: GBNF grammars run by llguidance, greedy argmax over
+the masked logits, grammar-forced tokens evaluated as one batch; since /2, boolean verdicts
+committed by P(true) against the threshold and free text kept by the loop/copy guard; since /3,
+message contents tokenized as text, never as the control tokens they may spell
+(prompt_tokens.py). Bump it with any change to how an answer is decoded."""
+
+LLAMA_CPP_BACKEND_ID = f"{LLAMA_CPP_DECODER} {GBNF_COMPILER}"
+"""What the llama_cpp backend's records are keyed under: the decoder, then after a space the
+compiler that turns a request's schema into GBNF (keys hold the schema, so a change to the
+grammar a schema compiles to must change this id). Replay needs it without the runtime."""
+
+_LLAMA_CPP_DECODER_2 = (
+    "llguidance-gbnf/greedy-argmax+forced-batch+verdict-threshold+free-text-guard/2"
+)
+LLAMA_CPP_FORMER_IDS = (
+    f"{_LLAMA_CPP_DECODER_2} {GBNF_COMPILER}",
+    _LLAMA_CPP_DECODER_2,
+    "llguidance-gbnf/greedy-argmax+forced-batch/1",
+)
+"""The ids former llama_cpp decoders recorded under, newest first, so their cassettes keep
+replaying: the /2 decoder under key format 3; key formats 1 and 2 held the grammar text itself,
+so their ids named the decoder alone. Every former decoder parsed control-token text in
+contents, so a record of one stands for today's answer only if its prompt holds none."""
+
+OUTLINES_SCHEMA_REWRITER = "outlines-schema/1"
+"""Our rewrite of request schemas for outlines (`backends.outlines.schema.for_outlines`), in the
+outlines backend's id. Bump it with any change to what `for_outlines` gives for some schema."""
+
+OUTLINES_DECODER = "outlines-llamacpp/llguidance-json-schema/greedy+contents-as-text-or-refused/2"
+"""The outlines backend's decoding: no verdict threshold and no free-text guard; since /2, a
+request whose contents hold control-token text is refused (outlines hands llama.cpp the prompt
+as one string, parsed for control tokens). Outlines' own schema compiler comes with its runtime,
+whose versions each record keeps beside its key."""
+
+OUTLINES_BACKEND_ID = f"{OUTLINES_DECODER} {OUTLINES_SCHEMA_REWRITER}"
+"""What the outlines backend's records are keyed under: the decoder, then the schema rewrite."""
+
+_OUTLINES_DECODER_1 = "outlines-llamacpp/llguidance-json-schema/greedy/1"
+OUTLINES_FORMER_IDS = (f"{_OUTLINES_DECODER_1} {OUTLINES_SCHEMA_REWRITER}", _OUTLINES_DECODER_1)
+"""The ids former outlines decoders recorded under, newest first: the /1 decoder under key
+format 3; key format 2 held the llama_cpp backend's grammar text, so the id named the decoder
+alone."""
+
+# -- Results files -------------------------------------------------------------------------
+
+RESULTS_FORMAT: Literal[2] = 2
+"""The `eval` results line format written now (its "format" field); a line without "format"
+is format 1. Readers take this one and 1, so bump it with any change to a line's fields."""
