@@ -92,7 +92,7 @@ def test_keep_threshold_measures_a_recorded_run_and_leaves_the_threshold(tmp_pat
     figures = json.loads(proc.stdout)
     assert figures["items"] == 60
     assert figures["threshold"] == spec.verdict_threshold != figures["best_threshold"]
-    written = tomllib.loads(user.read_text())["models"][spec.name]
+    written = tomllib.loads(user.read_text())["models"][spec.name]["scorers"]["summarization"]
     assert written["verdict_threshold"] == spec.verdict_threshold
     assert written["quality"]["rows"] == 60
     assert written["quality"]["roc_auc"] == round(figures["roc_auc"], 3)
@@ -161,8 +161,9 @@ def test_write_threshold_copies_a_shipped_entry_and_keeps_comments(tmp_path):
     text = registry.read_text(encoding="utf-8")
     assert text.startswith("# my models\n")
     entry = tomllib.loads(text)["models"][spec.name]
-    assert entry["verdict_threshold"] == 0.4321
+    assert entry["scorers"]["summarization"]["verdict_threshold"] == 0.4321
     assert entry["sha256"] == spec.sha256 and entry["package"] == spec.package
+    assert "verdict_threshold" not in entry  # the per-kind shape only
 
 
 def _recorded(tmp_path, spec):
@@ -198,7 +199,7 @@ def test_calibrate_command_replays_and_writes_only_the_user_registry(tmp_path):
     figures = json.loads(proc.stdout)
     assert figures["roc_auc"] == 1.0 and figures["balanced_accuracy"] == 1.0
     assert figures["written_to"] == str(user)
-    written = tomllib.loads(user.read_text())["models"][spec.name]
+    written = tomllib.loads(user.read_text())["models"][spec.name]["scorers"]["summarization"]
     assert written["verdict_threshold"] == figures["threshold"]
     # what was measured, as the registry keeps it (shown beside every later score)
     assert written["quality"]["dataset"] == _rows(tmp_path).name

@@ -113,7 +113,7 @@ def test_a_judges_scorer_options_apply_unless_a_command_sets_them(tmp_path, monk
     user = tmp_path / "models.toml"
     user.write_text(
         '[models.mine]\npath = "mine.gguf"\n'
-        '[models.mine.scorer_options.summarization]\nfree_text = "open"\n',
+        '[models.mine.scorers.summarization.options]\nfree_text = "open"\n',
         encoding="utf-8",
     )
     monkeypatch.setenv("OFFLINE_SCORER_MODELS", str(user))
@@ -124,7 +124,8 @@ def test_a_judges_scorer_options_apply_unless_a_command_sets_them(tmp_path, monk
     assert RunSpec.of("summarization", given, mine).options.free_text == "sentences"
     smol = JudgeSettings(model="smollm2-135m")
     assert RunSpec.of("summarization", {}, smol).options.free_text == "sentences"
-    assert load_registry().models["mine"].to_table()["scorer_options"] == {
-        "summarization": {"free_text": "open"}
+    assert load_registry().models["mine"].to_table()["scorers"] == {
+        "summarization": {"options": {"free_text": "open"}}
     }
-    assert "scorer_options" not in load_registry().models["smollm2-135m"].to_table()
+    smol = load_registry().models["smollm2-135m"].to_table()["scorers"]["summarization"]
+    assert "options" not in smol

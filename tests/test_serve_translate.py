@@ -190,10 +190,12 @@ def test_mastras_requests_take_the_entrys_served_options_and_are_never_split() -
     spec = ModelSpec(
         name="judge",
         path="/nowhere/judge.gguf",
-        scorer_options={
-            "summarization": {"free_text": "open", "one_by_one": True, "coverage_threshold": 0.8}
+        scorers={
+            "summarization": {
+                "options": {"free_text": "open", "one_by_one": True, "coverage_threshold": 0.8},
+                "served_options": {"coverage_threshold": 0.4},
+            }
         },
-        served_options={"summarization": {"coverage_threshold": 0.4}},
     )
     options = served_options(spec)
     assert (options.free_text, options.one_by_one, options.coverage_threshold) == (

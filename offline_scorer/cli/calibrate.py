@@ -83,7 +83,8 @@ def calibrate_command(
             f"the {backend.name} backend gives no verdict probabilities, so it cannot be "
             "calibrated; calibrate with --backend llama_cpp (the default)"
         )
-    opened, spec = run.open_judge()
+    opened, entry = run.open_judge()
+    spec = entry.for_kind(run.kind)  # the threshold and figures of the kind calibrated
     with opened:
         bar = tqdm(total=len(rows), unit="row", disable=not sys.stderr.isatty(), file=sys.stderr)
         try:
@@ -118,7 +119,10 @@ def calibrate_command(
         )
     else:
         axis = run.spec.judged_axis
-        click.echo(f"model              {spec.name} (threshold before: {spec.verdict_threshold})")
+        click.echo(
+            f"model              {spec.name} ({run.kind} threshold before: "
+            f"{spec.verdict_threshold})"
+        )
         click.echo(
             f"labelled rows      {result.items} ({result.skipped} skipped: no label or no verdict)"
         )
@@ -137,9 +141,18 @@ def calibrate_command(
         day = datetime.datetime.now(datetime.UTC).date().isoformat()
         kept = None if spec.quality is None else spec.quality.coverage
         measured = measured_quality(result, labelled.name, day, kept)
-        write_threshold(target, spec.name, spec.to_entry(), result.threshold, measured)
+        upgraded = write_threshold(
+            target, spec.name, spec.to_entry(), result.threshold, measured, run.kind
+        )
+        if upgraded:
+            click.echo(
+                f"converted {target} to the per-kind shape ([models.NAME.scorers.KIND]) for "
+                f"{', '.join(upgraded)}",
+                err=True,
+            )
         click.echo(
             f"wrote verdict_threshold = {result.threshold}"
-            f"{' and what was measured' if measured else ''} for {spec.name} to {target}",
+            f"{' and what was measured' if measured else ''} for {spec.name}, {run.kind} "
+            f"scorer, to {target}",
             err=True,
         )

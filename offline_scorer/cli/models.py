@@ -61,8 +61,40 @@ def models_list() -> None:
         click.echo(f"  file:  {spec.display_file}")
         click.echo(f"  size:  {_megabytes(size)}")
         click.echo(f"  state: {state}")
-        click.echo(f"  {spec.quality.line() if spec.quality else 'quality: not measured'}")
+        for line in _figures(spec):
+            click.echo(f"  {line}")
     click.echo(f"user registry: {user_registry_path()}")
+
+
+def _figures(spec: ModelSpec) -> list[str]:
+    """Each scorer kind's threshold and measured quality on this judge, kind by kind: a
+    kind's figures say nothing of another's, so none is shown under a kind it was not
+    measured with."""
+    shown = []
+    for kind, part in sorted(spec.scorers.items()):
+        if part.verdict_threshold is None and part.quality is None:
+            continue
+        threshold = spec.threshold_for(kind)
+        shown.append(f"{kind}: verdict threshold {threshold}")
+        shown.append(f"  {part.quality.line() if part.quality else 'quality: not measured'}")
+    return shown or ["quality: not measured"]
+
+
+@models.command("upgrade-registry")
+@click.argument("file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+def models_upgrade_registry(file: Path) -> None:
+    """Convert a registry FILE of the former shape (one verdict_threshold and quality per
+    model) to the per-kind one ([models.NAME.scorers.KIND]), in place, every value kept."""
+    from offline_scorer.models.upgrade import upgrade_file
+
+    moved = upgrade_file(file)
+    if not moved:
+        click.echo(f"{file} is in the per-kind shape already; nothing to do")
+        return
+    click.echo(
+        f"converted {file}: {', '.join(moved)} now keep their figures under "
+        "[models.NAME.scorers.KIND] (the former shape's were the summarization kind's)"
+    )
 
 
 def _needs_no_install(spec: ModelSpec) -> str:

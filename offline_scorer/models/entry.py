@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -14,6 +14,7 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+from pydantic.fields import FieldInfo
 
 from offline_scorer.errors import ConfigError
 
@@ -120,6 +121,39 @@ class ModelPart(BaseModel):
         return f"{self.package}=={self.version}"
 
 
+LEGACY_KIND = "summarization"
+"""The scorer kind whose figures a registry of the former shape holds: its one
+`verdict_threshold` and `quality` per model were measured with the summarization scorer, the
+only kind there was, and cassettes recorded with any kind were keyed by that threshold."""
+
+FORMER_KEYS = ("verdict_threshold", "quality", "scorer_options", "served_options")
+"""The fields a registry entry of the former shape sets outside `scorers` (one per model)."""
+
+UPGRADE_COMMAND = "offline-scorer models upgrade-registry"
+
+
+class KindPart(BaseModel):
+    """One `[models.NAME.scorers.KIND]` table: what a judge is for one scorer kind. A threshold
+    and a quality measured with one kind's requests say nothing of another kind's, so
+    `calibrate --scorer KIND` writes this table alone and each command shows the figures of the
+    kind it runs."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    verdict_threshold: StrictFloat | StrictInt | None = Field(
+        None, ge=0, le=1, description="a number from 0 to 1"
+    )
+    quality: MeasuredQuality | None = Field(None, description="a table written by calibrate")
+    options: dict[str, Any] = Field(default_factory=dict, description="a table of options")
+    """Options the kind runs with on this judge unless a command sets them: how much a judge is
+    confined is a property of the judge (`free_text = "sentences"` keeps a small model from
+    looping; a capable one writes its own words under "open")."""
+    served_options: dict[str, Any] = Field(default_factory=dict, description="a table of options")
+    """Options that differ for requests a client words itself (`serve` keeps Mastra's prompts,
+    which list every claim and question in one request): a threshold measured on one question
+    at a time does not describe P(answered) read from a list."""
+
+
 class ModelEntry(BaseModel):
     """One `[models.NAME]` table. A field's description is the rule quoted when it is broken."""
 
@@ -138,23 +172,16 @@ class ModelEntry(BaseModel):
     gpu_layers: Count = Field(0, description=_COUNT)
     chat_template: str = Field(GGUF_TEMPLATE, description='"gguf" or Jinja template text')
     chat_template_sha256: Digest | None = Field(None, description=_DIGEST)
-    verdict_threshold: StrictFloat | StrictInt = Field(
-        DEFAULT_VERDICT_THRESHOLD, ge=0, le=1, description="a number from 0 to 1"
-    )
     backend: str = Field(DEFAULT_BACKEND, description="an installed backend's name")
-    quality: MeasuredQuality | None = Field(None, description="a table written by calibrate")
-    scorer_options: dict[str, dict[str, Any]] = Field(
-        default_factory=dict, description="a table of option tables, one per scorer kind"
+    scorers: dict[str, KindPart] = Field(
+        default_factory=dict, description="a table of per-kind tables, one per scorer kind"
     )
-    """Options a scorer kind runs with on this judge unless a command sets them: how much a
-    judge is confined is a property of the judge (`free_text = "sentences"` keeps a small model
-    from looping; a capable one writes its own words under "open")."""
-    served_options: dict[str, dict[str, Any]] = Field(
-        default_factory=dict, description="a table of option tables, one per scorer kind"
-    )
-    """Options that differ for requests a client words itself (`serve` keeps Mastra's prompts,
-    which list every claim and question in one request): a threshold measured on one question
-    at a time does not describe P(answered) read from a list."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_shape(cls, raw: Any) -> Any:
+        """An entry of the former shape read as the per-kind one (see `fold_former`)."""
+        return fold_former(raw) if isinstance(raw, dict) else raw
 
     @model_validator(mode="after")
     def _one_location(self) -> ModelEntry:
@@ -167,15 +194,99 @@ class ModelEntry(BaseModel):
             raise ValueError("an entry with 'parts' must pin the whole file's 'sha256' and 'size'")
         return self
 
+    def part(self, kind: str) -> KindPart:
+        """The entry's table for `kind` (an empty one when it has none)."""
+        return self.scorers.get(kind) or KindPart()
+
+    def threshold_for(self, kind: str) -> float:
+        """The P(true) at or above which `kind`'s boolean verdicts are true on this judge.
+
+        A kind with no threshold of its own runs at the summarization kind's, the one every
+        kind ran at before thresholds were kept per kind: the cassettes it recorded then keep
+        replaying, and `calibrate --scorer KIND` gives it its own."""
+        for part in (self.part(kind), self.part(LEGACY_KIND)):
+            if part.verdict_threshold is not None:
+                return float(part.verdict_threshold)
+        return DEFAULT_VERDICT_THRESHOLD
+
+    @property
+    def scorer_options(self) -> dict[str, dict[str, Any]]:
+        """Each kind's `options` table, by kind (kinds that set none left out)."""
+        return {kind: dict(part.options) for kind, part in self.scorers.items() if part.options}
+
+    @property
+    def served_options(self) -> dict[str, dict[str, Any]]:
+        """Each kind's `served_options` table, by kind (kinds that set none left out)."""
+        return {
+            kind: dict(part.served_options)
+            for kind, part in self.scorers.items()
+            if part.served_options
+        }
+
     def to_table(self) -> dict[str, Any]:
         """The fields a registry file sets, in declaration order (for writing a registry)."""
+        table = self.model_dump(
+            mode="json", include=set(ModelEntry.model_fields), exclude_none=True
+        )
+        scorers = {kind: _part_table(part) for kind, part in self.scorers.items()}
+        table["scorers"] = {kind: part for kind, part in scorers.items() if part}
         return {
-            key: float(value) if key == "verdict_threshold" else value
-            for key, value in self.model_dump(
-                mode="json", include=set(ModelEntry.model_fields), exclude_none=True
-            ).items()
+            key: value
+            for key, value in table.items()
             if value not in ("", {}) and not (key == "backend" and value == DEFAULT_BACKEND)
         }
+
+
+def _part_table(part: KindPart) -> dict[str, Any]:
+    """A kind's table as a registry file sets it: the threshold a float, empty tables left out."""
+    table = part.model_dump(mode="json", exclude_none=True)
+    if "verdict_threshold" in table:
+        table["verdict_threshold"] = float(table["verdict_threshold"])
+    return {key: value for key, value in table.items() if value != {}}
+
+
+def uses_former_shape(raw: Any) -> bool:
+    """Whether a raw `[models.NAME]` table sets a field of the former shape."""
+    return isinstance(raw, dict) and any(key in raw for key in FORMER_KEYS)
+
+
+def fold_former(raw: dict[str, Any]) -> dict[str, Any]:
+    """`raw` with the former shape's fields moved into `scorers`: `verdict_threshold` and
+    `quality` into the summarization kind's table (`LEGACY_KIND`), `scorer_options.KIND` into
+    `scorers.KIND.options`, `served_options.KIND` into `scorers.KIND.served_options`. A value
+    the entry also sets in its new place, differently, is refused: which one is meant is not
+    ours to guess."""
+    if not uses_former_shape(raw):
+        return raw
+    folded = {key: value for key, value in raw.items() if key not in FORMER_KEYS}
+    scorers = {
+        kind: dict(part) if isinstance(part, dict) else part
+        for kind, part in _mapping(raw.get("scorers", {}), "scorers").items()
+    }
+    moves: list[tuple[str, str, Any]] = [
+        (LEGACY_KIND, key, raw[key]) for key in ("verdict_threshold", "quality") if key in raw
+    ]
+    for former, key in (("scorer_options", "options"), ("served_options", "served_options")):
+        for kind, value in _mapping(raw.get(former, {}), former).items():
+            moves.append((kind, key, value))
+    for kind, key, value in moves:
+        part = scorers.setdefault(kind, {})
+        if not isinstance(part, dict):
+            part = scorers[kind] = part.model_dump(exclude_defaults=True)
+        if key in part and part[key] != value:
+            raise ValueError(
+                f"'{key}' of the {kind} kind is given twice (in the former shape and in "
+                f"scorers.{kind}); keep one, or convert the file with `{UPGRADE_COMMAND} FILE`"
+            )
+        part[key] = value
+    folded["scorers"] = scorers
+    return folded
+
+
+def _mapping(value: Any, name: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError(f"'{name}' must be a table of tables, one per scorer kind")
+    return value
 
 
 def parse_entry(raw: Any, where: str) -> ModelEntry:
@@ -196,20 +307,41 @@ def _explain(error: ValidationError) -> str:
     first = problems[0]
     if not first["loc"]:
         return str(first.get("ctx", {}).get("error", first["msg"]))
-    name = str(first["loc"][0])
-    model: type[BaseModel] = ModelEntry
-    shown = name
-    if name == "quality" and len(first["loc"]) > 1:  # a field of the nested table
-        model, name = MeasuredQuality, str(first["loc"][1])
-        shown = f"quality.{name}"
-    elif name == "parts" and len(first["loc"]) > 2:  # a field of one part, numbered from 1
-        model, name = ModelPart, str(first["loc"][2])
-        shown = f"parts[{int(first['loc'][1]) + 1}].{name}"
-    field = model.model_fields.get(name)
+    shown = _shown(first["loc"])
+    field = _field(first["loc"])
     rule = (field.description if field is not None else None) or first["msg"]
     if first["type"] == "missing":
         return f"{shown} is missing (it must be {rule})"
     return f"{shown} must be {rule}, got {first['input']!r}"
+
+
+def _field(loc: tuple[int | str, ...]) -> FieldInfo | None:
+    """The field a validation error's place names, through nested tables (`parts[2].size`,
+    `scorers.summarization.quality.roc_auc`), for the rule its description states."""
+    model: type[BaseModel] | None = ModelEntry
+    field: FieldInfo | None = None
+    keyed = False  # the next key is a table's key (a kind's name), not a field
+    for key in loc:
+        if isinstance(key, int) or keyed or model is None:
+            keyed = False
+            continue
+        field = model.model_fields.get(key)
+        if field is None:
+            return None
+        model, keyed = _inner(field.annotation)
+    return field
+
+
+def _inner(annotation: Any) -> tuple[type[BaseModel] | None, bool]:
+    """(the table model a field's values are, whether they sit under keys of a dict)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation, False
+    keyed = get_origin(annotation) is dict
+    for arg in get_args(annotation)[1:] if keyed else get_args(annotation):
+        found, _ = _inner(arg)
+        if found is not None:
+            return found, keyed
+    return None, False
 
 
 def _shown(loc: tuple[int | str, ...]) -> str:

@@ -11,18 +11,27 @@ import hashlib
 import importlib.metadata
 import os
 import re
+import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import model_validator
+
 from offline_scorer.errors import ConfigError, ModelError
 from offline_scorer.models.checksums import file_sha256
 from offline_scorer.models.entry import (
+    DEFAULT_VERDICT_THRESHOLD,
+    LEGACY_KIND,
+    UPGRADE_COMMAND,
+    MeasuredQuality,
     ModelEntry,
+    fold_former,
     parse_entry,
     resolve_path,
+    uses_former_shape,
 )
 from offline_scorer.settings import (
     MODEL_ENV,
@@ -37,10 +46,43 @@ _FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")  # a name that is safe 
 
 
 class ModelSpec(ModelEntry):
-    """A registry entry with the name it is known by and where it was defined."""
+    """A registry entry with the name it is known by and where it was defined, seen by one
+    scorer kind: `verdict_threshold` and `quality` are that kind's (`for_kind` for another's),
+    so a judge opened from it runs at the kind's threshold and shows the kind's figures."""
 
     name: str
     origin: str = ""  # where this entry was defined, for error messages
+    kind: str = LEGACY_KIND  # whose figures the two below are
+    verdict_threshold: float = DEFAULT_VERDICT_THRESHOLD  # set from `scorers` when made
+    quality: MeasuredQuality | None = None  # likewise
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_shape(cls, raw: Any) -> Any:
+        """The former shape folded as for an entry; a spec's own dump (it names its `kind`)
+        carries the kind's figures beside `scorers`, where they came from, so they are dropped."""
+        if isinstance(raw, dict) and "kind" in raw and "scorers" in raw:
+            return {k: v for k, v in raw.items() if k not in ("verdict_threshold", "quality")}
+        return fold_former(raw) if isinstance(raw, dict) else raw
+
+    @model_validator(mode="after")
+    def _kind_figures(self) -> ModelSpec:
+        # frozen: the kind's figures are derived once, here, from the tables they live in
+        object.__setattr__(self, "verdict_threshold", self.threshold_for(self.kind))
+        object.__setattr__(self, "quality", self.part(self.kind).quality)
+        return self
+
+    def for_kind(self, kind: str) -> ModelSpec:
+        """This entry as scorer kind `kind` sees it: its threshold and its measured quality."""
+        if kind == self.kind:
+            return self
+        return self.model_copy(
+            update={
+                "kind": kind,
+                "verdict_threshold": self.threshold_for(kind),
+                "quality": self.part(kind).quality,
+            }
+        )
 
     @property
     def install_path(self) -> Path:
@@ -117,6 +159,24 @@ def _entry(name: str, raw: Any, origin: Path) -> ModelSpec:
     return ModelSpec(name=name, origin=str(origin), **entry.model_dump(exclude_unset=True))
 
 
+_WARNED: set[Path] = set()  # registries whose former shape was already named in this process
+
+
+def _former_shape_notice(path: Path, models: Mapping[str, Any]) -> None:
+    """One line on stderr, once per file and process, when a registry is in the former shape:
+    it still loads (its figures read as the summarization kind's), and the line names the
+    command that converts it."""
+    if path in _WARNED or not any(uses_former_shape(raw) for raw in models.values()):
+        return
+    _WARNED.add(path)
+    print(
+        f"warning: {path} keeps verdict_threshold, quality, scorer_options or served_options "
+        f"outside [models.NAME.scorers.KIND] (the former shape), read as the {LEGACY_KIND} "
+        f"kind's; convert it with `{UPGRADE_COMMAND} {path}`",
+        file=sys.stderr,
+    )
+
+
 def _read(path: Path) -> tuple[str | None, dict[str, ModelSpec]]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -130,6 +190,7 @@ def _read(path: Path) -> tuple[str | None, dict[str, ModelSpec]]:
     models = data.get("models", {})
     if not isinstance(models, Mapping):
         raise ConfigError(f"{path}: [models] must be a table of model entries")
+    _former_shape_notice(path, models)
     return default, {name: _entry(name, raw, path) for name, raw in models.items()}
 
 

@@ -75,7 +75,7 @@ class Provenance:
                     "chat_template_sha256": judge.chat_template_sha256,
                     "backend": judge.backend,
                     "verdict_threshold": judge.verdict_threshold,
-                    **_registered(judge.model_sha256),
+                    **_registered(judge.model_sha256, self.kind),
                 }
                 for judge in digest.judges
             ],
@@ -89,7 +89,7 @@ class Provenance:
         chance: shown beside the scores, because a reader must not take noise for a finding."""
         shown: list[str] = []
         for judge in [] if self.cassette_digest is None else self.cassette_digest.judges:
-            found = _registered(judge.model_sha256)
+            found = _registered(judge.model_sha256, self.kind)
             quality = found.get("quality")
             if quality is None:
                 continue
@@ -114,10 +114,12 @@ def provenance(
     return Provenance(results, file_sha256(results), kind, cassette, digest, data)
 
 
-def _registered(model_sha256: str) -> dict[str, Any]:
-    """The registry name and measured quality of the model with this sha256 ({} if unknown)."""
+def _registered(model_sha256: str, kind: str) -> dict[str, Any]:
+    """The registry name of the model with this sha256 and its quality measured with scorer
+    kind `kind`, the results' ({} if unknown)."""
     for spec in load_registry().models.values():
         if spec.sha256 == model_sha256:
-            quality = None if spec.quality is None else spec.quality.model_dump()
+            measured = spec.part(kind).quality
+            quality = None if measured is None else measured.model_dump()
             return {"model": spec.name, "quality": quality}
     return {}

@@ -1,0 +1,143 @@
+"""A judge's threshold and measured quality are kept per scorer kind
+(`[models.NAME.scorers.KIND]`); a registry of the former shape (one of each per model) still
+loads, read as the summarization kind's, with a one-line notice naming the converter, and
+`offline-scorer models upgrade-registry FILE` converts it keeping every value."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from offline_scorer import ConfigError
+from offline_scorer.models.entry import fold_former
+from offline_scorer.models.registry import ModelSpec, load_registry
+from tests.test_cli import run_cli
+
+QUALITY = (
+    'dataset = "{name}"\nrows = 30\nroc_auc = 0.8\nroc_auc_low = 0.7\nroc_auc_high = 0.9\n'
+    'balanced_accuracy = 0.75\nmeasured = "2026-12-01"\n'
+)
+FORMER = (
+    "# my judges\n"
+    '[models.mine]\npath = "mine.gguf"\nverdict_threshold = 0.61\n'
+    "[models.mine.quality]\n" + QUALITY.format(name="mine.jsonl") + "# coverage, measured apart\n"
+    "[models.mine.quality.coverage]\n"
+    'dataset = "cov"\nverdicts = 50\nroc_auc = 0.7\nroc_auc_low = 0.6\nroc_auc_high = 0.8\n'
+    'true_when_false = 0.3\nmeasured = "2026-12-01"\n'
+    "[models.mine.scorer_options.summarization]\n"
+    "# reasons in its own words\n"
+    'free_text = "open"\n'
+    "[models.mine.served_options.summarization]\ncoverage_threshold = 0.45\n"
+)
+
+
+@pytest.fixture
+def former(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "mine.gguf").write_bytes(b"GGUF")
+    user = tmp_path / "models.toml"
+    user.write_text(FORMER, encoding="utf-8")
+    monkeypatch.setenv("OFFLINE_SCORER_MODELS", str(user))
+    return user
+
+
+def test_the_shipped_registry_keeps_each_judges_figures_under_its_summarization_kind():
+    text = (Path(__file__).parents[1] / "offline_scorer/models/models.toml").read_text()
+    models = tomllib.loads(text)["models"]
+    for name, table in models.items():
+        assert not {"verdict_threshold", "quality", "scorer_options", "served_options"} & set(
+            table
+        ), name
+        assert set(table["scorers"]) == {"summarization"}, name
+    thresholds = {name: load_registry().models[name].verdict_threshold for name in models}
+    # part of every cassette key: the committed cassettes replay only at these
+    assert thresholds == {
+        "smollm2-135m": 0.4161,
+        "qwen2.5-coder-0.5b": 0.9181,
+        "qwen2.5-coder-1.5b": 0.6464,
+    }
+
+
+def test_a_former_registry_loads_as_the_summarization_kinds_figures(former: Path):
+    spec = load_registry().models["mine"]
+    assert spec.kind == "summarization" and spec.verdict_threshold == 0.61
+    assert spec.quality is not None and spec.quality.dataset == "mine.jsonl"
+    assert spec.quality.coverage is not None and spec.quality.coverage.verdicts == 50
+    assert spec.scorer_options == {"summarization": {"free_text": "open"}}
+    assert spec.served_options == {"summarization": {"coverage_threshold": 0.45}}
+    other = spec.for_kind("consistency")
+    assert other.quality is None  # measured with summarization: says nothing of this kind
+    assert other.verdict_threshold == 0.61  # what every kind ran at before: cassettes replay
+
+
+def test_a_former_registry_is_named_once_on_stderr_with_the_converter(former: Path):
+    proc = run_cli("models", "list", env={**os.environ})
+    assert proc.returncode == 0, proc.stderr.decode()
+    lines = proc.stderr.decode().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("warning: "), lines
+    assert f"offline-scorer models upgrade-registry {former}" in lines[0]
+    assert "summarization: verdict threshold 0.61" in proc.stdout.decode()
+
+
+def test_upgrade_registry_converts_keeping_every_value_and_the_comments(former: Path):
+    proc = run_cli("models", "upgrade-registry", str(former))
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert "converted" in proc.stdout.decode() and "mine" in proc.stdout.decode()
+    text = former.read_text(encoding="utf-8")
+    for comment in ("# my judges", "# coverage, measured apart", "# reasons in its own words"):
+        assert comment in text
+    new = tomllib.loads(text)["models"]["mine"]
+    assert new == fold_former(tomllib.loads(FORMER)["models"]["mine"])
+    assert new["scorers"]["summarization"]["verdict_threshold"] == 0.61
+    assert new["scorers"]["summarization"]["options"] == {"free_text": "open"}
+    quiet = run_cli("models", "list", env={**os.environ})
+    assert quiet.stderr.decode() == ""
+    again = run_cli("models", "upgrade-registry", str(former))
+    assert again.returncode == 0 and "nothing to do" in again.stdout.decode()
+    assert former.read_text(encoding="utf-8") == text
+
+
+def test_each_kind_has_its_own_threshold_and_quality(tmp_path, monkeypatch):
+    (tmp_path / "mine.gguf").write_bytes(b"GGUF")
+    user = tmp_path / "models.toml"
+    user.write_text(
+        '[models.mine]\npath = "mine.gguf"\n'
+        "[models.mine.scorers.summarization]\nverdict_threshold = 0.61\n"
+        "[models.mine.scorers.consistency]\nverdict_threshold = 0.3\n"
+        "[models.mine.scorers.consistency.quality]\n" + QUALITY.format(name="pairs.jsonl"),
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("OFFLINE_SCORER_MODELS", str(user))
+    spec = load_registry().models["mine"]
+    assert (spec.verdict_threshold, spec.quality) == (0.61, None)
+    consistency = spec.for_kind("consistency")
+    assert consistency.verdict_threshold == 0.3 and consistency.quality is not None
+    assert consistency.quality.dataset == "pairs.jsonl"
+    assert spec.for_kind("other").verdict_threshold == 0.61
+    bare = ModelSpec(name="x", path=tmp_path / "mine.gguf")
+    assert bare.for_kind("consistency").verdict_threshold == 0.5
+
+
+def test_a_broken_kind_table_is_one_line_naming_the_field(tmp_path, monkeypatch):
+    user = tmp_path / "models.toml"
+    user.write_text(
+        '[models.mine]\npath = "mine.gguf"\n[models.mine.scorers.summarization.quality]\n'
+        + QUALITY.format(name="x").replace("roc_auc = 0.8", "roc_auc = 1.7"),
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("OFFLINE_SCORER_MODELS", str(user))
+    with pytest.raises(ConfigError) as caught:
+        load_registry()
+    assert str(caught.value).endswith(
+        "scorers.summarization.quality.roc_auc must be a number from 0 to 1, got 1.7"
+    )
+    user.write_text(
+        '[models.mine]\npath = "mine.gguf"\nverdict_threshold = 0.6\n'
+        "[models.mine.scorers.summarization]\nverdict_threshold = 0.7\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError, match="given twice") as caught:
+        load_registry()
+    assert "upgrade-registry" in str(caught.value) and "\n" not in str(caught.value)
