@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import tomllib
 from pathlib import Path
 
 import pytest
 
+from offline_scorer.models.registry import load_registry
 from offline_scorer.scorers import get_spec, kinds
+from tests.conftest import TEST_KINDS, pythonpath_of
 from tests.test_cli import assert_clean_error, run_cli
 
 KINDS = Path(__file__).parent / "kinds"
@@ -95,6 +98,77 @@ def test_calibrate_the_kind_from_its_cassette(tmp_path):
     assert figures["items"] == 12 and 0 <= figures["threshold"] <= 1
     assert figures["roc_auc"] == pytest.approx(0.8438, abs=1e-4)
     assert "verdict_threshold" in user.read_text()
+
+
+def test_calibrating_the_kind_leaves_the_judges_summarization_figures(tmp_path, monkeypatch):
+    """Figures are kept per kind: `calibrate --scorer consistency` writes the consistency
+    table of the judge and nothing else, here into a user registry of the former shape (it is
+    converted on the way), and each command then shows the figures of the kind it runs."""
+    shipped = load_registry().resolve("default")
+    user = tmp_path / "models.toml"
+    entry = shipped.to_table()
+    entry.pop("scorers")
+    mine = (  # the user's own summarization figures, in the former shape
+        f'\n[models.{shipped.name}.quality]\ndataset = "mine.jsonl"\nrows = 40\nroc_auc = 0.9\n'
+        "roc_auc_low = 0.8\nroc_auc_high = 0.95\nbalanced_accuracy = 0.85\n"
+        'measured = "2026-12-01"\n'
+    )
+    lines = [f"{key} = {json.dumps(value)}" for key, value in entry.items() if key != "parts"]
+    user.write_text(
+        f"# mine\n[models.{shipped.name}]\n" + "\n".join(lines) + "\n"
+        f"verdict_threshold = {shipped.verdict_threshold}\n" + mine,
+        encoding="utf-8",
+    )
+    env = {**os.environ, "OFFLINE_SCORER_MODELS": str(user)}
+    monkeypatch.setenv("OFFLINE_SCORER_MODELS", str(user))
+    before = load_registry().resolve("default")
+    assert before.quality is not None and before.quality.dataset == "mine.jsonl"
+    proc = run_cli("calibrate", str(DATA), *REPLAY, CASSETTE, "--json", env=env)
+    assert proc.returncode == 0, proc.stderr.decode()
+    figures = json.loads(proc.stdout)
+    written = tomllib.loads(user.read_text(encoding="utf-8"))["models"][shipped.name]
+    assert not {"verdict_threshold", "quality"} & set(written)  # converted
+    assert written["scorers"]["summarization"] == {
+        "verdict_threshold": shipped.verdict_threshold,
+        "quality": before.quality.model_dump(exclude_none=True),
+    }
+    part = written["scorers"]["consistency"]
+    assert part["verdict_threshold"] == figures["threshold"]
+    assert part["quality"]["rows"] == 12 and part["quality"]["dataset"] == DATA.name
+    assert user.read_text(encoding="utf-8").startswith("# mine\n")
+
+    after = load_registry().resolve("default")
+    assert (after.verdict_threshold, after.quality) == (before.verdict_threshold, before.quality)
+    consistency = after.for_kind("consistency")
+    assert consistency.verdict_threshold == figures["threshold"]
+    assert consistency.quality is not None and consistency.quality.rows == 12
+    listed = run_cli("models", "list", env=env).stdout.decode()
+    assert f"consistency: verdict threshold {figures['threshold']}" in listed
+    assert "on 40 labelled pairs of mine.jsonl" in listed
+    report = run_cli("report", str(GOLDEN), "--cassette", CASSETTE, "--no-html", env=env)
+    assert f"on 12 labelled pairs of {DATA.name}" in report.stdout.decode()
+    assert "mine.jsonl" not in report.stdout.decode()
+
+
+def test_a_users_environment_offers_no_test_kind(tmp_path):
+    """scripts/setup installs no test-only kind: outside what tests/conftest.py registers for
+    the test run, the real `eval --help` and `score --help` offer the shipped kind alone."""
+    ours = [str(TEST_KINDS)] + [
+        part
+        for part in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+        if part and any(Path(part).glob("offline_scorer_test_kinds*.dist-info"))
+    ]
+    kept = [part for part in os.environ.get("PYTHONPATH", "").split(os.pathsep) if part]
+    env = {**os.environ, "PYTHONPATH": pythonpath_of(*(p for p in kept if p not in ours))}
+    for command in ("eval", "score"):
+        proc = run_cli(command, "--help", env=env)
+        shown = proc.stdout.decode()
+        assert proc.returncode == 0, proc.stderr.decode()
+        assert "consistency" not in shown, (
+            "the test-only scorer kind is installed in this environment; scripts/setup "
+            "uninstalls it (or: pip uninstall offline-scorer-test-kinds)"
+        )
+        assert "(installed: summarization)" in " ".join(shown.split())
 
 
 def test_a_flag_of_another_kind_is_one_line(tmp_path):
