@@ -1,5 +1,6 @@
-"""A second scorer kind, `consistency`, that lives only in tests/kinds (an installed package
-with an `offline_scorer.scorers` entry point, like a third-party plugin): it runs through eval
+"""A second scorer kind, `consistency`, that lives only in tests/kinds (an `offline_scorer.scorers`
+entry point, like a third-party plugin's, that tests/conftest.py registers for the test run
+alone, installing nothing): it runs through eval
 (serial, --workers, Ray), report (table, HTML, judge quality with labels), calibrate and
 cassette replay with no change to offline-scorer. Its cassette was recorded live with the
 shipped GGUF (`eval tests/kinds/data/pairs.jsonl --scorer consistency --record-mode record`)."""
