@@ -85,3 +85,26 @@ def test_eval_replays_a_run_recorded_from_a_file_without_it(tmp_path) -> None:
     )
     assert again.returncode == 0, again.stderr.decode()
     assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+
+
+def test_the_real_file_records_and_replays_without_the_runtime(tmp_path) -> None:
+    """`score --model path/to/x.gguf` recorded, then the same command with `--record-mode
+    replay` and llama-cpp-python blocked: the identity is the file's fingerprint (its sha256 and
+    the chat template its GGUF metadata holds), and the output is the recorded bytes."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("llama_cpp")
+    gguf = str(load_registry().resolve(MECHANICS_MODEL).locate())  # the installed SmolLM2 file
+    cassette = str(tmp_path / "run.oscas")
+    common = ["--model", gguf, "--cassette", cassette]
+    recorded = run_cli("score", *TEXTS, *common, "--record-mode", "record")
+    assert recorded.returncode == 0, recorded.stderr.decode()
+    code = block_imports_code("llama_cpp", "llguidance") + (
+        "import sys\nfrom offline_scorer.cli.app import main\n"
+        f"sys.argv = ['offline-scorer', 'score', *{list(TEXTS)!r}, *{common!r}, "
+        "'--record-mode', 'replay']\nmain()\n"
+    )
+    replayed = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120)
+    assert replayed.returncode == 0, replayed.stderr.decode()
+    assert replayed.stdout == recorded.stdout

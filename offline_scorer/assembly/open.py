@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from offline_scorer.backends import Backend, LoadOptions, get_backend
+from offline_scorer.backends.gguf import gguf_chat_template
 from offline_scorer.cassette.judge import CassetteJudge, LiveFactory, Sink
 from offline_scorer.cassette.modes import RecordMode, forced_mode
 from offline_scorer.cassette.records import recorded_former_backend, recorded_judges
@@ -17,7 +18,8 @@ from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import ConfigError, ModelError
 from offline_scorer.judging.protocol import Judge, JudgeIdentity
 from offline_scorer.models.checksums import file_sha256
-from offline_scorer.models.registry import ModelSpec, load_registry
+from offline_scorer.models.entry import GGUF_TEMPLATE
+from offline_scorer.models.registry import ModelSpec, load_registry, template_sha256
 from offline_scorer.settings import RECORD_MODE_ENV, default_cassette
 
 
@@ -92,12 +94,16 @@ def replay_identity(
     spec: ModelSpec, backend: Backend, cassette: Path, recorded_as: str | None = None
 ) -> JudgeIdentity:
     """The identity a replay answers under: the registry's pins; for a GGUF given by path
-    (no pins), the judge the cassette's records name: the one whose model digest is the file's
-    when the file is there, else the only one the cassette holds."""
+    (no pins), the file's own fingerprint when the file is there (its sha256, and the digest of
+    the chat template its metadata holds: what the live judge keyed its records with), else the
+    judge the cassette's records name, the only one it holds."""
     pinned = pinned_identity(spec, backend, recorded_as)
     if pinned is not None or spec.path is None or spec.origin != "--model":
         return require_pinned(spec, backend, "replay", recorded_as)
     backend_id = recorded_as or backend.backend_id
+    fingerprint = file_identity(spec, backend, backend_id)
+    if fingerprint is not None:
+        return fingerprint
     digest = file_sha256(spec.path) if spec.path.is_file() else None
     judges: set[tuple[str, str, float | None]] = set()
     if cassette.is_file():
@@ -115,6 +121,20 @@ def replay_identity(
         )
     model, template, threshold = found[0]
     return JudgeIdentity(model, template, backend_id, threshold)
+
+
+def file_identity(spec: ModelSpec, backend: Backend, backend_id: str) -> JudgeIdentity | None:
+    """The identity a live judge of the model file at `spec.path` has, read without loading
+    it (None: no file, or no chat template it holds or the entry gives)."""
+    if spec.path is None or not spec.path.is_file():
+        return None
+    template: str | None = spec.chat_template
+    if template == GGUF_TEMPLATE:
+        template = gguf_chat_template(spec.path)
+    if not template:
+        return None
+    threshold = spec.verdict_threshold if backend.verdict_probabilities else None
+    return JudgeIdentity(file_sha256(spec.path), template_sha256(template), backend_id, threshold)
 
 
 def load_live(backend: Backend, spec: ModelSpec, options: LoadOptions) -> Judge:
