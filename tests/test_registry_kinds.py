@@ -12,6 +12,9 @@ from pathlib import Path
 import pytest
 
 from offline_scorer import ConfigError
+from offline_scorer.assembly.open import JudgeSettings
+from offline_scorer.assembly.run_spec import RunSpec
+from offline_scorer.cassette.modes import RecordMode
 from offline_scorer.models.entry import fold_former
 from offline_scorer.models.registry import ModelSpec, load_registry
 from tests.test_cli import run_cli
@@ -141,3 +144,23 @@ def test_a_broken_kind_table_is_one_line_naming_the_field(tmp_path, monkeypatch)
     with pytest.raises(ConfigError, match="given twice") as caught:
         load_registry()
     assert "upgrade-registry" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_run_of_a_kind_judges_at_that_kinds_threshold(tmp_path, monkeypatch):
+    (tmp_path / "mine.gguf").write_bytes(b"GGUF")
+    user = tmp_path / "models.toml"
+    pins = f'sha256 = "{"a" * 64}"\nchat_template_sha256 = "{"b" * 64}"\n'
+    user.write_text(
+        '[models.mine]\npath = "mine.gguf"\n' + pins + "[models.mine.scorers.summarization]\n"
+        "verdict_threshold = 0.61\n[models.mine.scorers.consistency]\nverdict_threshold = 0.3\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("OFFLINE_SCORER_MODELS", str(user))
+    settings = JudgeSettings(model="mine", cassette=tmp_path / "c.oscas", mode=RecordMode.AUTO)
+    for kind, threshold in (("summarization", 0.61), ("consistency", 0.3)):
+        run = RunSpec.of(kind, judge=settings)
+        assert run.model().verdict_threshold == threshold
+        identity = run.pinned_identity()  # what its cassette keys are made with
+        assert identity is not None and identity.verdict_threshold == threshold
+        judge, spec = run.open_judge()  # the judge a command opens
+        assert judge.identity == identity and spec.verdict_threshold == threshold

@@ -43,10 +43,15 @@ def pinned_identity(
     return None
 
 
-def resolve(model: str | None, backend: str | None) -> tuple[ModelSpec, Backend]:
-    """The registry entry of `model` and the backend to run it with: the one asked for, else
-    the entry's."""
+def resolve(
+    model: str | None, backend: str | None, kind: str | None = None
+) -> tuple[ModelSpec, Backend]:
+    """The registry entry of `model` as scorer kind `kind` sees it (its threshold, so a judge
+    opened from it decides that kind's verdicts at the kind's calibrated point; None: the
+    summarization kind's), and the backend to run it with: the one asked for, else the entry's."""
     spec = load_registry().resolve(model)
+    if kind is not None:
+        spec = spec.for_kind(kind)
     return spec, get_backend(backend or spec.backend)
 
 
@@ -160,6 +165,7 @@ class JudgeSettings:
     cassette: Path | None = None
     mode: RecordMode = RecordMode.RECORD
     backend: str | None = None  # overrides the registry entry's backend
+    kind: str | None = None  # the scorer kind judged: whose threshold (None: summarization's)
     recorded_backend: str | None = None
     """Replay only: the id a former version of the backend recorded the cassette under (None:
     read from the cassette, `replayed_backend_id`)."""
@@ -184,7 +190,7 @@ def open_judge(
     With a `sink` (a cluster actor's), recorded exchanges go there instead of the cassette,
     which is then only read (replay and auto) and in record mode not opened at all. With
     `replay_usage`, a replayed answer carries the recorded token counts (a server's)."""
-    spec, backend = resolve(settings.model, settings.backend)
+    spec, backend = resolve(settings.model, settings.backend, settings.kind)
 
     def live() -> Judge:
         options = LoadOptions(settings.threads, settings.context_size, settings.gpu_layers)

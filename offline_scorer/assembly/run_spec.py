@@ -58,6 +58,7 @@ class RunSpec:
         if options is None or isinstance(options, Mapping):
             defaults = load_registry().resolve(judge.model).scorer_options.get(spec.kind, {})
             options = {**defaults, **(options or {})}
+        judge = dataclasses.replace(judge, kind=spec.kind)  # the judge runs at the kind's threshold
         return cls(spec.kind, spec.make_options(options), judge)
 
     @property
@@ -83,11 +84,11 @@ class RunSpec:
 
     def model(self) -> ModelSpec:
         """The registry entry of the judge's model (no file read)."""
-        return load_registry().resolve(self.judge.model)
+        return load_registry().resolve(self.judge.model).for_kind(self.kind)
 
     def backend(self) -> Backend:
         """The backend the judge runs on: the one asked for, else the registry entry's."""
-        return resolve(self.judge.model, self.judge.backend)[1]
+        return resolve(self.judge.model, self.judge.backend, self.kind)[1]
 
     def pinned_sha256(self) -> str | None:
         return self.model().sha256
@@ -95,7 +96,7 @@ class RunSpec:
     def pinned_identity(self) -> JudgeIdentity | None:
         """The judge's identity from the registry's pins, without loading the model; None
         when the registry does not pin it (a GGUF given by path)."""
-        spec, backend = resolve(self.judge.model, self.judge.backend)
+        spec, backend = resolve(self.judge.model, self.judge.backend, self.kind)
         return pinned_identity(spec, backend, replayed_backend_id(self.judge))
 
     def identity(self) -> JudgeIdentity | None:
@@ -105,7 +106,7 @@ class RunSpec:
         if pinned is not None:
             return pinned
         if not self.judge.mode.runs_model:  # a GGUF given by path: the cassette says
-            spec, backend = resolve(self.judge.model, self.judge.backend)
+            spec, backend = resolve(self.judge.model, self.judge.backend, self.kind)
             former = replayed_backend_id(self.judge)
             return replay_identity(spec, backend, self.cassette_path(), former)
         live, _model = open_judge(dataclasses.replace(self.judge, mode=RecordMode.OFF))
