@@ -8,7 +8,9 @@
 2. Every row of DATA (the first N with --rows) scored live once, as `eval` scores it (the
    judge's registry options). Per evaluation: wall time; tokens prefilled (prompt tokens
    evaluated after the KV cache's reused prefix); tokens the grammar forced; tokens sampled.
-3. The floor of an evaluation: (prefilled + forced) / prefill rate + sampled / decode rate.
+3. The floor of an evaluation: (prefilled + forced) / prefill rate + sampled / decode rate;
+   beside it the floor without the reused prefix (every prompt token prefilled), the cost the
+   prompt cache saves.
    Forced tokens go through in one batch after the token that made them certain, so they cost
    what prompt tokens cost; every sampled token costs one decode step. Grammar masks, the
    scorer's Python and the cassette are not in the floor: they are what the ratio shows.
@@ -77,7 +79,12 @@ def evaluate(
     scorer = SummarizationScorer(judge, options)
     measured = []
     for row in rows:
-        before = (engine.prefilled, counting.completion_tokens, counting.forced_tokens)
+        before = (
+            engine.prefilled,
+            counting.completion_tokens,
+            counting.forced_tokens,
+            counting.prompt_tokens,
+        )
         started = time.perf_counter()
         scorer.score_texts(row["source"], row["summary"])
         took = time.perf_counter() - started
@@ -88,6 +95,7 @@ def evaluate(
             {
                 "id": row["id"],
                 "seconds": took,
+                "prompt_tokens": counting.prompt_tokens - before[3],
                 "prefilled": prefilled,
                 "forced": forced,
                 "sampled": sampled,
@@ -138,6 +146,10 @@ def main() -> int:
             "sampled"
         ] / decode_rate
         row["ratio"] = row["seconds"] / row["floor"]
+        # without the reused prefix every prompt token is prefilled: the floor before reuse
+        row["floor_without_reuse"] = (row["prompt_tokens"] + row["forced"]) / prefill_rate + row[
+            "sampled"
+        ] / decode_rate
     plain = plain_reads(rows, counting, engine) if args.plain else []
     summary = report(args, measured, plain, prefill_rate, decode_rate)
     out = args.out or ROOT / f"bench/results/floor-{live.spec.name}-{args.data.stem}.json"
@@ -168,6 +180,8 @@ def report(
         "median_seconds": round(median("seconds"), 2),
         "median_floor_seconds": round(median("floor"), 2),
         "median_ratio": round(median("ratio"), 2),
+        "median_floor_without_reuse_seconds": round(median("floor_without_reuse"), 2),
+        "median_prompt_tokens": median("prompt_tokens"),
         "median_prefilled": median("prefilled"),
         "median_forced": median("forced"),
         "median_sampled": median("sampled"),

@@ -43,6 +43,7 @@ class Counting(JudgeBase):
 
     def __init__(self, inner: Judge) -> None:
         self.inner = inner
+        self.prompt_tokens = 0  # every prompt token, reused from the cache or not
         self.completion_tokens = 0
         self.forced_tokens = 0
 
@@ -53,6 +54,7 @@ class Counting(JudgeBase):
     def complete(self, request: JudgeRequest) -> Completion:
         completion = as_completion(self.inner.complete(request))
         if completion.usage is not None:
+            self.prompt_tokens += completion.usage.prompt_tokens
             self.completion_tokens += completion.usage.completion_tokens
             self.forced_tokens += completion.usage.forced_tokens
         return completion
