@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
+from offline_scorer.assembly.open import JudgeSettings, get_judge
+from offline_scorer.assembly.open import open_judge as _open_judge
+from offline_scorer.cassette.modes import RecordMode
 from offline_scorer.errors import (
     CassetteFileError,
     CassetteMissError,
@@ -22,11 +23,14 @@ from offline_scorer.scorers.summarization.scorer import (
     SummarizationScorer,
     create_summarization_scorer,
 )
+from offline_scorer.version import __version__
 
-try:
-    __version__ = version("offline-scorer")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0+unknown"
+
+def open_judge(settings: JudgeSettings) -> Judge:
+    """The judge `settings` ask for (model, backend, cassette, record mode): live, replayed or
+    recorded. A context manager; `get_judge` is the short form."""
+    return _open_judge(settings)[0]
+
 
 __all__ = [
     "CassetteFileError",
@@ -37,9 +41,11 @@ __all__ = [
     "InputError",
     "Judge",
     "JudgeRequest",
+    "JudgeSettings",
     "Message",
     "ModelError",
     "OfflineScorerError",
+    "RecordMode",
     "SamplingSettings",
     "ScorerOptions",
     "ScorerResult",
@@ -48,4 +54,6 @@ __all__ = [
     "__version__",
     "create_summarization_scorer",
     "extract_tool_results",
+    "get_judge",
+    "open_judge",
 ]

@@ -238,3 +238,28 @@ def open_recorder(
     if judge.identity is None:
         raise ModelError(f"model {spec.name!r} has no identity to key exchanges with")
     return CassetteJudge(None, mode=settings.mode, identity=judge.identity, live=judge), spec
+
+
+def get_judge(
+    name_or_path: str | None = None,
+    *,
+    cassette: str | Path | None = None,
+    record_mode: RecordMode | str | None = None,
+    threads: int | None = None,
+    kind: str | None = None,
+) -> Judge:
+    """The judge a registry name (None: the default) or a .gguf path stands for, as a library
+    user asks for it (like `llm.get_model`): live and unrecorded without a cassette; with one,
+    recording there (`record`, the commands' default) or in the mode given, `replay` needing
+    neither the model file nor the runtime. It is a context manager; close it to free the model
+    and flush the cassette."""
+    mode = RecordMode(record_mode) if record_mode is not None else None
+    if mode is None:
+        mode = RecordMode.RECORD if cassette is not None else RecordMode.OFF
+    if mode.uses_cassette and cassette is None:
+        raise ConfigError(f"record mode {mode.value!r} needs a cassette: pass cassette=PATH")
+    path = Path(cassette) if cassette is not None else None
+    settings = JudgeSettings(
+        model=name_or_path, threads=threads, cassette=path, mode=mode, kind=kind
+    )
+    return open_judge(settings)[0]

@@ -9,7 +9,6 @@ from typing import Any
 
 import click
 
-from offline_scorer import __version__
 from offline_scorer.cli.calibrate import calibrate_command
 from offline_scorer.cli.cassette import cassette
 from offline_scorer.cli.eval import eval_command
@@ -20,6 +19,7 @@ from offline_scorer.cli.score import score
 from offline_scorer.cli.serve import serve_command
 from offline_scorer.errors import OfflineScorerError
 from offline_scorer.scorers import registry
+from offline_scorer.version import __version__
 
 
 class _ToolError(click.ClickException):

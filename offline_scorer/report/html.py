@@ -78,7 +78,7 @@ def render_html(
     columns of failing verdicts the run's scorer kind declares. With `provenance`, a section
     names the results file's sha256, the cassette's content digest, the judge and the
     commands that check them."""
-    from offline_scorer import __version__
+    from offline_scorer.version import __version__
 
     axes = agg.axes if axes is None else tuple(axes)
     if verdicts is None:

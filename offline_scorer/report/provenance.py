@@ -58,7 +58,7 @@ class Provenance:
         return commands
 
     def to_dict(self) -> dict[str, Any]:
-        from offline_scorer import __version__
+        from offline_scorer.version import __version__
 
         digest = self.cassette_digest
         return {
