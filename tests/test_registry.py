@@ -8,7 +8,7 @@ import os
 import pytest
 
 from offline_scorer import ConfigError, ModelError
-from offline_scorer.judging.progress import SpinnerJudge
+from offline_scorer.cli.spinner import SpinnerJudge
 from offline_scorer.judging.protocol import JudgeRequest, Message
 from offline_scorer.models.checksums import file_sha256
 from offline_scorer.models.registry import load_registry

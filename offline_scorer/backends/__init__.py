@@ -8,11 +8,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from offline_scorer.errors import ConfigError
 from offline_scorer.judging.protocol import Judge, JudgeRequest
 from offline_scorer.models.registry import ModelSpec
+from offline_scorer.plugins import load_plugin
 
 GROUP = "offline_scorer.backends"
 
@@ -61,14 +62,10 @@ def get_backend(name: str) -> Backend:
     if not found:
         known = ", ".join(backend_names()) or "none (reinstall offline-scorer: pip install -e .)"
         raise ConfigError(f"unknown backend {name!r}; installed backends: {known}")
-    try:
-        backend: Backend = found[0].load()
-    except ImportError as error:  # a stale install or a missing runtime: say which, no traceback
-        raise ConfigError(
-            f"backend {name!r} ({found[0].value}) does not load ({error}); reinstall or uninstall "
-            "the package that declares it"
-        ) from None
-    return backend
+    backend, problem = load_plugin(found[0], "backend")
+    if problem is not None:  # a stale install or a missing runtime: say which, no traceback
+        raise ConfigError(problem)
+    return cast(Backend, backend)
 
 
 def backend_for_id(backend_id: str) -> Backend:

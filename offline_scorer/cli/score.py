@@ -38,7 +38,7 @@ def score(
     **judge: Any,
 ) -> None:
     """Score one summary against its source."""
-    from offline_scorer.judging.progress import with_spinner
+    from offline_scorer.cli.spinner import with_spinner
 
     if source_path == "-" and summary_path == "-":
         raise InputError("only one of --source and --summary can read standard input ('-')")

@@ -10,6 +10,7 @@ import functools
 from importlib.metadata import entry_points
 
 from offline_scorer.errors import ConfigError
+from offline_scorer.plugins import load_plugin
 from offline_scorer.scorers.spec import ScorerSpec
 
 GROUP = "offline_scorer.scorers"
@@ -32,14 +33,9 @@ def _loaded() -> tuple[dict[str, ScorerSpec], dict[str, str]]:
     broken: dict[str, str] = {}
     for point in sorted(entry_points(group=GROUP), key=lambda ep: ep.name):
         where = f"scorer kind {point.name!r} ({point.value}, entry point of {GROUP})"
-        try:
-            spec = point.load()
-        except Exception as error:  # any import failure of third-party code
-            reason = " ".join(str(error).split()) or type(error).__name__
-            broken[point.name] = (
-                f"{where} does not load ({type(error).__name__}: {reason[:160]}); reinstall or "
-                "uninstall the package that declares it"
-            )
+        spec, problem = load_plugin(point, "scorer kind")
+        if problem is not None:
+            broken[point.name] = problem
             continue
         if not isinstance(spec, ScorerSpec) or spec.kind != point.name:
             broken[point.name] = (
