@@ -21,7 +21,7 @@ from typing import Any
 from offline_scorer.batch.datasets import DataItem, RowError
 from offline_scorer.errors import ConfigError, InputError
 from offline_scorer.models.entry import LEGACY_KIND, AxisSignal, MeasuredQuality
-from offline_scorer.report import stats as quality
+from offline_scorer.report import stats
 from offline_scorer.report.quality import binary_label
 from offline_scorer.scorers.protocol import Scorer
 from offline_scorer.scorers.spec import ScorerSpec
@@ -119,13 +119,13 @@ def calibrate(
         raise InputError("calibration needs labelled rows of both kinds (positive and not)")
     scores = [item.weakest for item in items]
     labels = [item.positive for item in items]
-    best = quality.best_threshold(scores, labels)
+    best = stats.best_threshold(scores, labels)
     assert best is not None  # both classes are present
     best_threshold = round(best[0], 4)
     threshold = best_threshold if keep is None else keep
 
     def accuracy(s: Sequence[float], y: Sequence[bool]) -> float | None:
-        return quality.balanced_accuracy([v >= threshold for v in s], y)
+        return stats.balanced_accuracy([v >= threshold for v in s], y)
 
     balanced = accuracy(scores, labels)
     assert balanced is not None
@@ -134,14 +134,14 @@ def calibrate(
         best_threshold=best_threshold,
         items=len(items),
         skipped=skipped,
-        roc_auc=quality.roc_auc(scores, labels),
-        roc_auc_ci=_pair(quality.bootstrap_ci(quality.roc_auc, [scores, labels])),
+        roc_auc=stats.roc_auc(scores, labels),
+        roc_auc_ci=_pair(stats.bootstrap_ci(stats.roc_auc, [scores, labels])),
         balanced_accuracy=balanced,
-        balanced_accuracy_ci=_pair(quality.bootstrap_ci(accuracy, [scores, labels])),
+        balanced_accuracy_ci=_pair(stats.bootstrap_ci(accuracy, [scores, labels])),
     )
 
 
-def _pair(interval: quality.Interval | None) -> tuple[float, float] | None:
+def _pair(interval: stats.Interval | None) -> tuple[float, float] | None:
     return None if interval is None else (interval.low, interval.high)
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from offline_scorer.assembly.open import JudgeSettings, open_judge, recorded_backend
 from offline_scorer.backends import get_backend
-from offline_scorer.batch.reproduce import compare_lines, first_difference
+from offline_scorer.batch.reproduce import compare_lines, first_differing_field
 from offline_scorer.cassette.judge import RecordMode
 from offline_scorer.errors import ConfigError
 from tests.conftest import FIXTURES, ROOT, block_imports_code, replay_env
@@ -152,7 +152,7 @@ def test_user_mistakes_are_one_line(tmp_path):
     ],
 )
 def test_first_difference_names_the_path(recorded, reproduced, where):
-    assert first_difference(recorded, reproduced)[0] == where
+    assert first_differing_field(recorded, reproduced)[0] == where
 
 
 def test_same_json_in_other_bytes_is_a_difference(tmp_path):

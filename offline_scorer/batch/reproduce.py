@@ -23,7 +23,7 @@ from typing import Any
 from offline_scorer.errors import InputError
 from offline_scorer.files import open_binary
 
-__all__ = ["Difference", "Reproduction", "compare_lines", "first_difference", "first_kind"]
+__all__ = ["Difference", "Reproduction", "compare_lines", "first_differing_field", "first_kind"]
 
 SHOWN = 10
 """Differing lines listed in full; the rest are counted."""
@@ -62,7 +62,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def first_difference(recorded: Any, reproduced: Any, path: str = "") -> tuple[str, Any, Any]:
+def first_differing_field(recorded: Any, reproduced: Any, path: str = "") -> tuple[str, Any, Any]:
     """(path, recorded value, reproduced value) of the first place two JSON values differ, in
     the reproduced value's key order; ("", a, b) when they are equal as JSON."""
     if isinstance(recorded, dict) and isinstance(reproduced, dict):
@@ -72,7 +72,7 @@ def first_difference(recorded: Any, reproduced: Any, path: str = "") -> tuple[st
                 return where, "(absent)", reproduced[key]
             if key not in reproduced:
                 return where, recorded[key], "(absent)"
-            found = first_difference(recorded[key], reproduced[key], where)
+            found = first_differing_field(recorded[key], reproduced[key], where)
             if found[0]:
                 return found
         if list(recorded) != list(reproduced):
@@ -80,7 +80,7 @@ def first_difference(recorded: Any, reproduced: Any, path: str = "") -> tuple[st
         return "", recorded, reproduced
     if isinstance(recorded, list) and isinstance(reproduced, list):
         for index, (a, b) in enumerate(zip(recorded, reproduced, strict=False)):
-            found = first_difference(a, b, f"{path}[{index}]")
+            found = first_differing_field(a, b, f"{path}[{index}]")
             if found[0]:
                 return found
         if len(recorded) != len(reproduced):
@@ -103,7 +103,7 @@ def _difference(number: int, raw: bytes | None, line: str | None) -> Difference:
     recorded_id = recorded.get("id") if isinstance(recorded, dict) else None
     if reproduced is None:
         return Difference(number, recorded_id, "line", "a line", "(no data row for it)")
-    where, a, b = first_difference(recorded, reproduced)
+    where, a, b = first_differing_field(recorded, reproduced)
     if not where:  # same JSON, other bytes: spacing, escapes or number spelling
         where, a, b = "bytes (same JSON, another layout)", raw.decode("utf-8", "replace"), line
     if where == "digest":

@@ -40,7 +40,7 @@ __all__ = [
     "Blobs",
     "IdentityField",
     "KeyField",
-    "first_difference",
+    "first_differing_char",
     "require",
     "sampling_settings",
 ]
@@ -74,7 +74,7 @@ def _blob(blobs: Blobs, key: str, where: str) -> str:
         raise ValueError(f"{where} references blob {key[:16]} that the cassette lacks") from None
 
 
-def first_difference(recorded: str, requested: str) -> int:
+def first_differing_char(recorded: str, requested: str) -> int:
     """Index of the first character at which the texts differ (the shorter length if none)."""
     limit = min(len(recorded), len(requested))
     for index in range(limit):
@@ -90,7 +90,7 @@ def _excerpt(text: str, at: int) -> str:
 
 
 def _text_diff(label: str, recorded: str, requested: str) -> str:
-    at = first_difference(recorded, requested)
+    at = first_differing_char(recorded, requested)
     return (
         f"{label} first differs at character {at}: recorded {_excerpt(recorded, at)!r} "
         f"vs now {_excerpt(requested, at)!r}"

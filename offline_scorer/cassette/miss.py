@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from offline_scorer.cassette.fields import FIELDS, IdentityField, first_difference
+from offline_scorer.cassette.fields import FIELDS, IdentityField, first_differing_char
 from offline_scorer.cassette.key import KeyParts
 from offline_scorer.cassette.records import Exchange, from_payload
 from offline_scorer.cassette.store.file import CassetteFile
@@ -52,7 +52,7 @@ def identity_differences(recorded: KeyParts, identity: JudgeIdentity) -> list[st
 def _closeness(recorded: KeyParts, requested: KeyParts) -> tuple[int, int]:
     prompt_old = "\n".join(c for _, c in recorded.messages)
     prompt_new = "\n".join(c for _, c in requested.messages)
-    return (len(differences(recorded, requested)), -first_difference(prompt_old, prompt_new))
+    return (len(differences(recorded, requested)), -first_differing_char(prompt_old, prompt_new))
 
 
 def old_format(path: Path, key_format: int) -> str | None:
