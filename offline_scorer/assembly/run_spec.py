@@ -53,13 +53,15 @@ class RunSpec:
 
         Options given as a mapping (or None) stand on the judge's registry defaults for the
         kind (`scorer_options`); an options object is taken whole."""
-        spec = get_spec(kind or DEFAULT_KIND)
+        scorer_spec = get_spec(kind or DEFAULT_KIND)
         judge = judge or JudgeSettings()
         if options is None or isinstance(options, Mapping):
-            defaults = load_registry().resolve(judge.model).scorer_options.get(spec.kind, {})
+            defaults = load_registry().resolve(judge.model).scorer_options.get(scorer_spec.kind, {})
             options = {**defaults, **(options or {})}
-        judge = dataclasses.replace(judge, kind=spec.kind)  # the judge runs at the kind's threshold
-        return cls(spec.kind, spec.make_options(options), judge)
+        judge = dataclasses.replace(
+            judge, kind=scorer_spec.kind
+        )  # the judge runs at the kind's threshold
+        return cls(scorer_spec.kind, scorer_spec.make_options(options), judge)
 
     @property
     def spec(self) -> ScorerSpec:
@@ -96,8 +98,8 @@ class RunSpec:
     def pinned_identity(self) -> JudgeIdentity | None:
         """The judge's identity from the registry's pins, without loading the model; None
         when the registry does not pin it (a GGUF given by path)."""
-        spec, backend = resolve(self.judge.model, self.judge.backend, self.kind)
-        return pinned_identity(spec, backend, replayed_backend_id(self.judge))
+        model_spec, backend = resolve(self.judge.model, self.judge.backend, self.kind)
+        return pinned_identity(model_spec, backend, replayed_backend_id(self.judge))
 
     def identity(self) -> JudgeIdentity | None:
         """The judge's identity: the registry's pins when it has them, else read from the
@@ -106,9 +108,9 @@ class RunSpec:
         if pinned is not None:
             return pinned
         if not self.judge.mode.runs_model:  # a GGUF given by path: the cassette says
-            spec, backend = resolve(self.judge.model, self.judge.backend, self.kind)
+            model_spec, backend = resolve(self.judge.model, self.judge.backend, self.kind)
             former = replayed_backend_id(self.judge)
-            return replay_identity(spec, backend, self.cassette_path(), former)
+            return replay_identity(model_spec, backend, self.cassette_path(), former)
         live, _model = open_judge(dataclasses.replace(self.judge, mode=RecordMode.OFF))
         with live:
             return live.identity
@@ -120,12 +122,12 @@ class RunSpec:
 
     def verify_model(self, expected_sha256: str | None) -> None:
         """Resolve the model through this machine's registry and check its file's digest."""
-        spec = self.model()
-        _path, actual = spec.verify()
+        model_spec = self.model()
+        _path, actual = model_spec.verify()
         if expected_sha256 is not None and actual != expected_sha256:
             raise ModelError(
-                f"model {spec.name!r} at {spec.display_file} has sha256 {actual}, expected "
-                f"{expected_sha256}; install the pinned file on this node"
+                f"model {model_spec.name!r} at {model_spec.display_file} has sha256 {actual}, "
+                f"expected {expected_sha256}; install the pinned file on this node"
             )
 
     def open_judge(self, sink: Sink | None = None) -> tuple[Judge, ModelSpec]:

@@ -84,7 +84,7 @@ def calibrate_command(
             "calibrated; calibrate with --backend llama_cpp (the default)"
         )
     opened, entry = run.open_judge()
-    spec = entry.for_kind(run.kind)  # the threshold and figures of the kind calibrated
+    model_spec = entry.for_kind(run.kind)  # the threshold and figures of the kind calibrated
     with opened:
         bar = tqdm(total=len(rows), unit="row", disable=not sys.stderr.isatty(), file=sys.stderr)
         try:
@@ -102,7 +102,9 @@ def calibrate_command(
             ),
             encoding="utf-8",
         )
-    result = calibrate(items, skipped, float(spec.verdict_threshold) if keep_threshold else None)
+    result = calibrate(
+        items, skipped, float(model_spec.verdict_threshold) if keep_threshold else None
+    )
     target = (
         None if dry_run else (SHIPPED_REGISTRY.resolve() if write_shipped else user_registry_path())
     )
@@ -110,7 +112,7 @@ def calibrate_command(
         click.echo(
             json.dumps(
                 {
-                    "model": spec.name,
+                    "model": model_spec.name,
                     **result.to_dict(),
                     "written_to": None if target is None else str(target),
                 },
@@ -120,8 +122,8 @@ def calibrate_command(
     else:
         axis = run.spec.judged_axis
         click.echo(
-            f"model              {spec.name} ({run.kind} threshold before: "
-            f"{spec.verdict_threshold})"
+            f"model              {model_spec.name} ({run.kind} threshold before: "
+            f"{model_spec.verdict_threshold})"
         )
         click.echo(
             f"labelled rows      {result.items} ({result.skipped} skipped: no label or no verdict)"
@@ -139,10 +141,10 @@ def calibrate_command(
         click.echo(f"threshold          {result.threshold}{note}")
     if target is not None:
         day = datetime.datetime.now(datetime.UTC).date().isoformat()
-        kept = None if spec.quality is None else spec.quality.coverage
+        kept = None if model_spec.quality is None else model_spec.quality.coverage
         measured = measured_quality(result, labelled.name, day, kept)
         upgraded = write_threshold(
-            target, spec.name, spec.to_entry(), result.threshold, measured, run.kind
+            target, model_spec.name, model_spec.to_entry(), result.threshold, measured, run.kind
         )
         if upgraded:
             click.echo(
@@ -152,7 +154,7 @@ def calibrate_command(
             )
         click.echo(
             f"wrote verdict_threshold = {result.threshold}"
-            f"{' and what was measured' if measured else ''} for {spec.name}, {run.kind} "
+            f"{' and what was measured' if measured else ''} for {model_spec.name}, {run.kind} "
             f"scorer, to {target}",
             err=True,
         )

@@ -14,14 +14,14 @@ from __future__ import annotations
 from offline_scorer.report.aggregate import LOWEST_COUNT, aggregate, lowest_indices
 from offline_scorer.report.axes import axes_of
 from offline_scorer.report.html import render_html, write_html, write_report
-from offline_scorer.report.lines import Item, check_line, kind_of, read_results
+from offline_scorer.report.lines import ResultLine, check_line, kind_of, read_results
 from offline_scorer.report.model import Aggregate
 from offline_scorer.report.table import format_table
 
 __all__ = [
     "LOWEST_COUNT",
     "Aggregate",
-    "Item",
+    "ResultLine",
     "aggregate",
     "axes_of",
     "check_line",

@@ -23,12 +23,12 @@ from offline_scorer.scorers.registry import LEGACY_KIND, get_spec
 from offline_scorer.scorers.spec import ScorerSpec
 from offline_scorer.scorers.validation import result_problem
 
-Item = dict[str, Any]
+ResultLine = dict[str, Any]  # one parsed results line (an input row is batch.datasets.Item)
 
 
 def read_results(
     path: str | os.PathLike[str], slim: bool = False, kind: str | None = None
-) -> list[Item]:
+) -> list[ResultLine]:
     """Every line of a results file, validated, so later steps can trust the shape.
 
     Read as a stream. `slim` keeps of each line only what `aggregate` reads without a `label`
@@ -37,7 +37,7 @@ def read_results(
     keeps only that scorer kind's lines; without it, a file mixing kinds is refused in one line.
     """
     path = Path(path)
-    items: list[Item] = []
+    items: list[ResultLine] = []
     with open_binary(path, "results file") as handle:
         for number, raw in enumerate(handle, start=1):
             torn_possible = not raw.endswith(b"\n")
@@ -63,7 +63,7 @@ def read_results(
     return items
 
 
-def _one_kind(path: Path, items: Sequence[Item]) -> None:
+def _one_kind(path: Path, items: Sequence[ResultLine]) -> None:
     counts = Counter(item["scorer"] for item in items)
     if len(counts) > 1:
         found = ", ".join(f"{kind} ({count} lines)" for kind, count in sorted(counts.items()))
@@ -77,7 +77,7 @@ def kind_of(items: Sequence[Mapping[str, Any]]) -> ScorerSpec:
     return get_spec(items[0]["scorer"] if items else LEGACY_KIND)
 
 
-def _slim(item: Item) -> Item:
+def _slim(item: ResultLine) -> ResultLine:
     """What `aggregate` reads of a line, with shared key and label strings: about 1 KB."""
     spec = get_spec(item["scorer"])
     kept = {sys.intern(key): value for key, value in item.items() if key not in _SLIM_DROPS}
@@ -116,7 +116,7 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
-def _parse(raw: bytes, first: bool) -> Item:
+def _parse(raw: bytes, first: bool) -> ResultLine:
     if first and raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:
@@ -136,7 +136,7 @@ def _parse(raw: bytes, first: bool) -> Item:
     return check_line(value)
 
 
-def check_line(value: Any) -> Item:
+def check_line(value: Any) -> ResultLine:
     """A parsed JSON value as a format 2 line dict; LineProblem names the first thing wrong.
 
     The rules are the results line's (batch.results) and the kind's result model; none live
