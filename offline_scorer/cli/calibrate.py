@@ -6,12 +6,17 @@ import datetime
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from offline_scorer.cli.options import ScorerChoice, judge_options, run_spec, scorer_options
 from offline_scorer.errors import ConfigError, InputError
+
+if TYPE_CHECKING:
+    from offline_scorer.assembly.run_spec import RunSpec
+    from offline_scorer.calibration import Calibration, Labelled
+    from offline_scorer.models.registry import ModelSpec
 
 
 def _interval(ci: tuple[float, float] | None) -> str:
@@ -60,13 +65,7 @@ def calibrate_command(
     from tqdm import tqdm
 
     from offline_scorer.batch.datasets import load_dataset
-    from offline_scorer.calibration import (
-        calibrate,
-        collect,
-        measured_quality,
-        probability_reader,
-        write_threshold,
-    )
+    from offline_scorer.calibration import calibrate, collect, probability_reader
     from offline_scorer.models.registry import SHIPPED_REGISTRY
     from offline_scorer.settings import user_registry_path
 
@@ -94,67 +93,88 @@ def calibrate_command(
         finally:
             bar.close()
     if per_row is not None:
-        label = next(iter(run.spec.label_fields))
-        per_row.write_text(
-            "".join(
-                json.dumps({"id": i.id, label: i.positive, "p_true": i.weakest}) + "\n"
-                for i in items
-            ),
-            encoding="utf-8",
-        )
+        _write_per_row(per_row, run, items)
     result = calibrate(
         items, skipped, float(model_spec.verdict_threshold) if keep_threshold else None
     )
     target = (
         None if dry_run else (SHIPPED_REGISTRY.resolve() if write_shipped else user_registry_path())
     )
-    if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "model": model_spec.name,
-                    **result.to_dict(),
-                    "written_to": None if target is None else str(target),
-                },
-                indent=2,
-            )
-        )
-    else:
-        axis = run.spec.judged_axis
-        click.echo(
-            f"model              {model_spec.name} ({run.kind} threshold before: "
-            f"{model_spec.verdict_threshold})"
-        )
-        click.echo(
-            f"labelled rows      {result.items} ({result.skipped} skipped: no label or no verdict)"
-        )
-        auc = "n/a" if result.roc_auc is None else f"{result.roc_auc:.3f}"
-        click.echo(
-            f"ROC AUC            {auc}{_interval(result.roc_auc_ci)}  "
-            f"(weakest {axis} verdict's P(true) vs the label)"
-        )
-        click.echo(
-            f"balanced accuracy  {result.balanced_accuracy:.3f}"
-            f"{_interval(result.balanced_accuracy_ci)}  ({run.spec.rule} at the threshold)"
-        )
-        note = f" (kept; the best on these rows: {result.best_threshold})" if keep_threshold else ""
-        click.echo(f"threshold          {result.threshold}{note}")
+    _show(result, model_spec, run, keep_threshold, as_json, target)
     if target is not None:
-        day = datetime.datetime.now(datetime.UTC).date().isoformat()
-        kept = None if model_spec.quality is None else model_spec.quality.coverage
-        measured = measured_quality(result, labelled.name, day, kept)
-        upgraded = write_threshold(
-            target, model_spec.name, model_spec.to_entry(), result.threshold, measured, run.kind
-        )
-        if upgraded:
-            click.echo(
-                f"converted {target} to the per-kind shape ([models.NAME.scorers.KIND]) for "
-                f"{', '.join(upgraded)}",
-                err=True,
-            )
+        _write_registry(target, result, model_spec, run, labelled)
+
+
+def _write_per_row(per_row: Path, run: RunSpec, items: list[Labelled]) -> None:
+    """Each row's label and weakest P(true), for a paired comparison with another reading."""
+    label = next(iter(run.spec.label_fields))
+    per_row.write_text(
+        "".join(
+            json.dumps({"id": i.id, label: i.positive, "p_true": i.weakest}) + "\n" for i in items
+        ),
+        encoding="utf-8",
+    )
+
+
+def _show(
+    result: Calibration,
+    model_spec: ModelSpec,
+    run: RunSpec,
+    keep_threshold: bool,
+    as_json: bool,
+    target: Path | None,
+) -> None:
+    """What was measured, as JSON or as the lines a person reads."""
+    if as_json:
+        shown = {
+            "model": model_spec.name,
+            **result.to_dict(),
+            "written_to": None if target is None else str(target),
+        }
+        click.echo(json.dumps(shown, indent=2))
+        return
+    axis = run.spec.judged_axis
+    click.echo(
+        f"model              {model_spec.name} ({run.kind} threshold before: "
+        f"{model_spec.verdict_threshold})"
+    )
+    click.echo(
+        f"labelled rows      {result.items} ({result.skipped} skipped: no label or no verdict)"
+    )
+    auc = "n/a" if result.roc_auc is None else f"{result.roc_auc:.3f}"
+    click.echo(
+        f"ROC AUC            {auc}{_interval(result.roc_auc_ci)}  "
+        f"(weakest {axis} verdict's P(true) vs the label)"
+    )
+    click.echo(
+        f"balanced accuracy  {result.balanced_accuracy:.3f}"
+        f"{_interval(result.balanced_accuracy_ci)}  ({run.spec.rule} at the threshold)"
+    )
+    note = f" (kept; the best on these rows: {result.best_threshold})" if keep_threshold else ""
+    click.echo(f"threshold          {result.threshold}{note}")
+
+
+def _write_registry(
+    target: Path, result: Calibration, model_spec: ModelSpec, run: RunSpec, labelled: Path
+) -> None:
+    """The threshold and what was measured, into the kind's table of the registry `target`."""
+    from offline_scorer.calibration import measured_quality, write_threshold
+
+    day = datetime.datetime.now(datetime.UTC).date().isoformat()
+    kept = None if model_spec.quality is None else model_spec.quality.coverage
+    measured = measured_quality(result, labelled.name, day, kept)
+    upgraded = write_threshold(
+        target, model_spec.name, model_spec.to_entry(), result.threshold, measured, run.kind
+    )
+    if upgraded:
         click.echo(
-            f"wrote verdict_threshold = {result.threshold}"
-            f"{' and what was measured' if measured else ''} for {model_spec.name}, {run.kind} "
-            f"scorer, to {target}",
+            f"converted {target} to the per-kind shape ([models.NAME.scorers.KIND]) for "
+            f"{', '.join(upgraded)}",
             err=True,
         )
+    click.echo(
+        f"wrote verdict_threshold = {result.threshold}"
+        f"{' and what was measured' if measured else ''} for {model_spec.name}, {run.kind} "
+        f"scorer, to {target}",
+        err=True,
+    )
