@@ -56,68 +56,22 @@ def create_app(
 
     options = served_options(service.spec)  # how Mastra's recognised steps are judged
 
-    def authorize(request: Request) -> None:
-        if api_key is None:
-            return
-        given = request.headers.get("authorization", "")
-        scheme, _, token = given.partition(" ")
-        ok = scheme.lower() == "bearer" and hmac.compare_digest(
-            token.strip().encode(), api_key.encode()
-        )
-        if not ok:
-            raise ApiError(
-                401,
-                "missing or wrong API key: send the key given to `serve --api-key` as "
-                "'Authorization: Bearer KEY'",
-                code="invalid_api_key",
-            )
-
     async def chat(request: Request) -> Response:
-        authorize(request)
+        _authorize(request, api_key)
         prepared = prepare(parse_request(await _json_body(request, limits)), options)
-        if len(prepared.request.messages) > limits.max_messages:
-            raise ApiError(
-                400,
-                f"{len(prepared.request.messages)} messages is over this server's limit of "
-                f"{limits.max_messages}",
-                param="messages",
-            )
-        if prepared.model not in service.names:
-            raise ApiError(
-                404,
-                f"model {prepared.model!r} is not served here: this server runs "
-                f"{' or '.join(repr(n) for n in service.names)} (GET /v1/models lists the "
-                "registry; start `serve --model NAME` for another)",
-                code="model_not_found",
-                param="model",
-            )
-        service.check_schema(prepared.request.output_schema)
+        _check_servable(prepared, service, limits)
         if not prepared.stream:
-            return _json(completion_body(await _reply(prepared)))
+            return _json(completion_body(await _reply(service, prepared)))
         if service.answers_at_once(prepared.request):
-            return _sse(_events(prepared, await _reply(prepared)), limits)
-        return _sse(_events(prepared, None), limits)
-
-    async def _reply(prepared: Prepared) -> Any:
-        answer = await service.answer(prepared.request)
-        return reply_of(prepared, answer.completion, answer.key, service.identity)
-
-    async def _events(prepared: Prepared, ready: Any) -> AsyncIterator[dict[str, str]]:
-        try:
-            reply = ready if ready is not None else await _reply(prepared)
-        except ApiError as error:
-            yield {"data": dumps(error.body())}
-            return
-        for chunk in chunks(reply, prepared.include_usage):
-            yield {"data": dumps(chunk)}
-        yield {"data": "[DONE]"}
+            return _sse(_events(service, prepared, await _reply(service, prepared)), limits)
+        return _sse(_events(service, prepared, None), limits)
 
     async def models(request: Request) -> Response:
-        authorize(request)
+        _authorize(request, api_key)
         return _json({"object": "list", "data": [_model(n) for n in _registry_names(service)]})
 
     async def model(request: Request) -> Response:
-        authorize(request)
+        _authorize(request, api_key)
         name = request.path_params["model"]
         if name not in _registry_names(service) and name not in service.names:
             raise ApiError(404, f"no model {name!r} in the registry", code="model_not_found")
@@ -133,24 +87,6 @@ def create_app(
         finally:
             await service.aclose()
 
-    async def api_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, ApiError)
-        return _json(exc.body(), exc.status)
-
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        what = {404: "no such endpoint", 405: "method not allowed"}.get(exc.status_code, exc.detail)
-        error = ApiError(
-            exc.status_code,
-            f"{what}: {request.method} {request.url.path} (this server has POST "
-            "/v1/chat/completions, GET /v1/models and GET /health)",
-        )
-        return _json(error.body(), exc.status_code)
-
-    async def crash(request: Request, exc: Exception) -> Response:
-        error = ApiError(500, f"internal error ({type(exc).__name__}); see the server's log")
-        return _json(error.body(), 500)
-
     return Starlette(
         routes=[
             Route("/v1/chat/completions", chat, methods=["POST"]),
@@ -158,9 +94,90 @@ def create_app(
             Route("/v1/models/{model:path}", model, methods=["GET"]),
             Route("/health", health, methods=["GET"]),
         ],
-        exception_handlers={ApiError: api_error, HTTPException: http_error, Exception: crash},
+        exception_handlers={ApiError: _api_error, HTTPException: _http_error, Exception: _crash},
         lifespan=lifespan,
     )
+
+
+async def _reply(service: JudgeService, prepared: Prepared) -> Any:
+    answer = await service.answer(prepared.request)
+    return reply_of(prepared, answer.completion, answer.key, service.identity)
+
+
+async def _events(
+    service: JudgeService, prepared: Prepared, ready: Any
+) -> AsyncIterator[dict[str, str]]:
+    """The stream of one answer: `ready` when it was answered before the stream began (an error
+    then is a 4xx, not an event), else answered here (an error becomes the stream's event)."""
+    try:
+        reply = ready if ready is not None else await _reply(service, prepared)
+    except ApiError as error:
+        yield {"data": dumps(error.body())}
+        return
+    for chunk in chunks(reply, prepared.include_usage):
+        yield {"data": dumps(chunk)}
+    yield {"data": "[DONE]"}
+
+
+def _authorize(request: Request, api_key: str | None) -> None:
+    """A 401 unless the request carries the server's key (None: no key asked, loopback)."""
+    if api_key is None:
+        return
+    given = request.headers.get("authorization", "")
+    scheme, _, token = given.partition(" ")
+    ok = scheme.lower() == "bearer" and hmac.compare_digest(
+        token.strip().encode(), api_key.encode()
+    )
+    if not ok:
+        raise ApiError(
+            401,
+            "missing or wrong API key: send the key given to `serve --api-key` as "
+            "'Authorization: Bearer KEY'",
+            code="invalid_api_key",
+        )
+
+
+def _check_servable(prepared: Prepared, service: JudgeService, limits: Limits) -> None:
+    """A 4xx naming the problem unless this server can answer the request as asked."""
+    if len(prepared.request.messages) > limits.max_messages:
+        raise ApiError(
+            400,
+            f"{len(prepared.request.messages)} messages is over this server's limit of "
+            f"{limits.max_messages}",
+            param="messages",
+        )
+    if prepared.model not in service.names:
+        raise ApiError(
+            404,
+            f"model {prepared.model!r} is not served here: this server runs "
+            f"{' or '.join(repr(n) for n in service.names)} (GET /v1/models lists the "
+            "registry; start `serve --model NAME` for another)",
+            code="model_not_found",
+            param="model",
+        )
+    service.check_schema(prepared.request.output_schema)
+
+
+async def _api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return _json(exc.body(), exc.status)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own 404 and 405, in OpenAI's error shape, naming the endpoints there are."""
+    assert isinstance(exc, HTTPException)
+    what = {404: "no such endpoint", 405: "method not allowed"}.get(exc.status_code, exc.detail)
+    error = ApiError(
+        exc.status_code,
+        f"{what}: {request.method} {request.url.path} (this server has POST "
+        "/v1/chat/completions, GET /v1/models and GET /health)",
+    )
+    return _json(error.body(), exc.status_code)
+
+
+async def _crash(request: Request, exc: Exception) -> Response:
+    error = ApiError(500, f"internal error ({type(exc).__name__}); see the server's log")
+    return _json(error.body(), 500)
 
 
 def _sse(events: AsyncIterator[dict[str, str]], limits: Limits) -> EventSourceResponse:
