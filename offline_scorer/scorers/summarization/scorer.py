@@ -29,7 +29,12 @@ from offline_scorer.scorers.summarization.result import (
     TextAuthors,
     VerdictProbabilities,
 )
-from offline_scorer.scorers.summarization.rule import AXES, align_verdicts, score_verdicts
+from offline_scorer.scorers.summarization.rule import (
+    AXES,
+    ScoreOutcome,
+    align_verdicts,
+    score_verdicts,
+)
 from offline_scorer.scorers.summarization.runs import resolve_source, resolve_summary, split_run
 from offline_scorer.scorers.summarization.schemas import (
     ClaimCheck,
@@ -209,22 +214,10 @@ class SummarizationScorer:
             reason_words,
             judged=len(judged_questions.verdicts),
         )
+        outcome = score_verdicts(claims, asked, coverage, self.options.scale)
+        explanation, by_judge = self._explain(outcome, style, explanation_words)
         supported_p = judged_claims.probabilities
         answered_p = judged_questions.probabilities
-        outcome = score_verdicts(claims, asked, coverage, self.options.scale)
-        shown = facts(outcome)
-        request = prompts.reason_request(shown, style, repr(outcome.score))
-        explained, _ = ask(self.judge, request, ReasonOutput)
-        explanation = explained.explanation
-        figures = figures_of(outcome)
-        by_judge = (
-            readable.problem(
-                explanation, explanation_words, prompts.reason_vocabulary(shown), figures, shown
-            )
-            or readable.misstates(explanation, outcome.score, outcome.limiting_axis)
-        ) is None
-        if not by_judge:
-            explanation = written_explanation(outcome)
         probabilities = None
         if supported_p is not None or answered_p is not None:
             threshold = (
@@ -253,6 +246,21 @@ class SummarizationScorer:
             ),
             outcome=outcome,
         )
+
+    def _explain(self, outcome: ScoreOutcome, style: str, words: int) -> tuple[str, bool]:
+        """(the explanation shown, whether the judge wrote it): the judge's own when it is a
+        readable sentence that states the computed figures rightly, else the product's, so a
+        reader never gets a wrong or unreadable explanation."""
+        shown = facts(outcome)
+        request = prompts.reason_request(shown, style, repr(outcome.score))
+        explained, _ = ask(self.judge, request, ReasonOutput)
+        explanation = explained.explanation
+        problem = readable.problem(
+            explanation, words, prompts.reason_vocabulary(shown), figures_of(outcome), shown
+        ) or readable.misstates(explanation, outcome.score, outcome.limiting_axis)
+        if problem is not None:
+            return written_explanation(outcome), False
+        return explanation, True
 
 
 def create_summarization_scorer(
