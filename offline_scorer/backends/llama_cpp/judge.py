@@ -81,15 +81,7 @@ class LlamaJudge(JudgeBase):
         engine = self.engine
         prompt = engine.prompt(messages)
         budget = sampling.max_tokens
-        if sampling.temperature != 0:
-            raise GenerationError(f"{step}: the live judge decodes greedily (temperature 0)")
-        if len(prompt) + budget > self.context_size:
-            raise ContextOverflowError(
-                f"{step}: the prompt is {len(prompt)} tokens and the answer may take up to "
-                f"{budget} more ({len(prompt) + budget} in all), but model {self.spec.name!r} "
-                f"runs with a context of {self.context_size} tokens; shorten the source by at "
-                f"least {len(prompt) + budget - self.context_size} tokens or use a larger context"
-            )
+        self._check_fits(step, len(prompt), sampling)
         constraint = engine.constraint(grammar, step, grammar_kind) if grammar is not None else None
         verdicts: list[float] = []
         guard = None
@@ -129,6 +121,20 @@ class LlamaJudge(JudgeBase):
             usage=Usage(len(prompt), len(tokens), forced),
             finish_reason="stop" if finished else "length",
         )
+
+    def _check_fits(self, step: str, prompt_tokens: int, sampling: SamplingSettings) -> None:
+        """Refuse, before decoding, what this judge cannot do: sampling, or a prompt whose
+        answer could overrun the context (a cut answer would give no verdict)."""
+        budget = sampling.max_tokens
+        if sampling.temperature != 0:
+            raise GenerationError(f"{step}: the live judge decodes greedily (temperature 0)")
+        if prompt_tokens + budget > self.context_size:
+            raise ContextOverflowError(
+                f"{step}: the prompt is {prompt_tokens} tokens and the answer may take up to "
+                f"{budget} more ({prompt_tokens + budget} in all), but model {self.spec.name!r} "
+                f"runs with a context of {self.context_size} tokens; shorten the source by at "
+                f"least {prompt_tokens + budget - self.context_size} tokens or use a larger context"
+            )
 
     def complete(self, request: JudgeRequest) -> Completion:
         source = constraint_source(request.output_schema)
