@@ -214,6 +214,36 @@ class Scatter:
     legend: tuple[LegendEntry, ...]
 
 
+def _point_text(members: Sequence[Mapping[str, Any]], where: str) -> tuple[str, list[str]]:
+    """(a point's heading, the items it names): at most _SHOWN_NAMES, then how many more."""
+    n = len(members)
+    names = [f"{m['id']} (score {num(m['score'])})" for m in members[:_SHOWN_NAMES]]
+    if n > _SHOWN_NAMES:
+        names.append(f"… and {n - _SHOWN_NAMES} more")
+    return (f"{n} items" if n > 1 else "1 item") + f" at {where}", names
+
+
+def _legend(
+    ok: Sequence[Mapping[str, Any]],
+    choices: Sequence[str],
+    colours: Mapping[str, str],
+    labels: Mapping[str, str],
+    left: int,
+    top: int,
+) -> tuple[LegendEntry, ...]:
+    """One entry per limiting axis with how many items it limits, two to a row."""
+    counts = {axis: sum(1 for item in ok if item["limiting_axis"] == axis) for axis in choices}
+    return tuple(
+        LegendEntry(
+            x=left + (index % 2) * 190,
+            y=top + (index // 2) * 20,
+            colour=colours[axis],
+            text=f"{labels[axis]} ({counts[axis]})",
+        )
+        for index, axis in enumerate(choices)
+    )
+
+
 def scatter(ok: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> Scatter:
     """The first axis up, the second across: the diagonal splits which one limits the score."""
     y_axis, x_axis = axes
@@ -245,12 +275,8 @@ def scatter(ok: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> Scatter:
     points = []
     for (across, up, axis), members in ordered:
         n = len(members)
-        names = [f"{m['id']} (score {num(m['score'])})" for m in members[:_SHOWN_NAMES]]
-        if n > _SHOWN_NAMES:
-            names.append(f"… and {n - _SHOWN_NAMES} more")
-        head = (f"{n} items" if n > 1 else "1 item") + (
-            f" at {x_axis} {num(float(across))}, {y_axis} {num(float(up))}, {labels[axis]}"
-        )
+        where = f"{x_axis} {num(float(across))}, {y_axis} {num(float(up))}, {labels[axis]}"
+        head, names = _point_text(members, where)
         points.append(
             Point(
                 x=px(float(across)),
@@ -262,17 +288,7 @@ def scatter(ok: Sequence[Mapping[str, Any]], axes: Sequence[str]) -> Scatter:
                 names=tuple(names),
             )
         )
-    counts = {axis: sum(1 for item in ok if item["limiting_axis"] == axis) for axis in choices}
-    legend_y = upper + size + 62
-    legend = tuple(
-        LegendEntry(
-            x=left + (index % 2) * 190,
-            y=legend_y + (index // 2) * 20,
-            colour=colours[axis],
-            text=f"{labels[axis]} ({counts[axis]})",
-        )
-        for index, axis in enumerate(choices)
-    )
+    legend = _legend(ok, choices, colours, labels, left, upper + size + 62)
     return Scatter(
         width=left + size + 24,
         height=upper + size + 96,
