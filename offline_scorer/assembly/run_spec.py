@@ -58,9 +58,8 @@ class RunSpec:
         if options is None or isinstance(options, Mapping):
             defaults = load_registry().resolve(judge.model).scorer_options.get(scorer_spec.kind, {})
             options = {**defaults, **(options or {})}
-        judge = dataclasses.replace(
-            judge, kind=scorer_spec.kind
-        )  # the judge runs at the kind's threshold
+        # the judge runs at the kind's threshold
+        judge = dataclasses.replace(judge, kind=scorer_spec.kind)
         return cls(scorer_spec.kind, scorer_spec.make_options(options), judge)
 
     @property

@@ -82,8 +82,7 @@ def calibrate_command(
             f"the {backend.name} backend gives no verdict probabilities, so it cannot be "
             "calibrated; calibrate with --backend llama_cpp (the default)"
         )
-    opened, entry = run.open_judge()
-    model_spec = entry.for_kind(run.kind)  # the threshold and figures of the kind calibrated
+    opened, model_spec = run.open_judge()  # the threshold and figures of the kind calibrated
     with opened:
         bar = tqdm(total=len(rows), unit="row", disable=not sys.stderr.isatty(), file=sys.stderr)
         try:

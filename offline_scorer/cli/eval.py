@@ -100,7 +100,7 @@ def eval_command(
     click.echo(
         json.dumps(agg.to_dict(), ensure_ascii=False, indent=2) if as_json else format_table(agg)
     )
-    show_quality(run.model().for_kind(run.kind), as_json)
+    show_quality(run.model(), as_json)
     click.echo(f"results: {out}", err=True)
     _print_digests(out, run, data)
     if agg.failed:

@@ -54,4 +54,4 @@ def score(
         finally:
             report_cassette(opened)
     click.echo(result.to_json() if as_json else run.spec.describe(result))
-    show_quality(model.for_kind(run.kind), as_json)
+    show_quality(model, as_json)  # the kind's entry: open_judge resolves it
