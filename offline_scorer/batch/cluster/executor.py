@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType, TracebackType
 from typing import Any
 
@@ -43,6 +43,38 @@ class _Task:
     index: int
     item: Item
     attempts: int = 0
+
+
+@dataclass
+class _Run:
+    """The driver's bookkeeping for one `results` call, in one object so the helpers the loop
+    is split into share it; made afresh per call, as the locals it replaces were, so runs on
+    one executor stay independent."""
+
+    source: Iterator[tuple[int, Item]]
+    window: int  # items admitted ahead of the next one to write: bounds `finished`
+    idle: deque[Slot]  # one entry per free lane
+    retry: deque[_Task] = field(default_factory=deque)  # items whose actor died
+    inflight: dict[Any, tuple[Slot, _Task]] = field(default_factory=dict)  # by result reference
+    finished: dict[int, Scored] = field(default_factory=dict)  # scored, not yet written
+    next_out: int = 0  # index of the next item to write
+    taken: int = 0  # items read from `source`
+    exhausted: bool = False
+    stranded_since: float | None = None  # when the last actor was lost with work left
+
+    def next_task(self) -> _Task | None:
+        """The next task to dispatch: a retry first (it is the oldest work), else a fresh item
+        if the window has room; None when there is nothing to dispatch now."""
+        if self.retry:
+            return self.retry.popleft()
+        if self.exhausted or self.taken - self.next_out >= self.window:
+            return None
+        nxt = next(self.source, None)
+        if nxt is None:
+            self.exhausted = True
+            return None
+        self.taken += 1
+        return _Task(*nxt)
 
 
 class RayExecutor:
@@ -168,6 +200,10 @@ class RayExecutor:
     def results(
         self, items: Iterable[Item], context: list[Any], target: Target | None = None
     ) -> Iterator[ItemResult]:
+        """Score `items` on the actors and yield their results in input order (the executor
+        protocol `run_evals` and `eval` call). Each pass of the loop dispatches to free lanes,
+        writes what is next in order, then waits for one reply; Ctrl-C is taken only between
+        passes, so the cassette never holds an item without its results line."""
         ray = self._ray
         if ray is None or self._judge is None:
             raise ClusterError("the Ray executor is not started; use it in a with-block")
@@ -175,67 +211,69 @@ class RayExecutor:
         source = enumerate(items)
         pool = self._pool
         assert pool is not None
-        window = max(16, 4 * len(pool.slots))
-        retry: deque[_Task] = deque()
-        idle = pool.idle_lanes()
-        inflight: dict[Any, tuple[Slot, _Task]] = {}
-        finished: dict[int, Scored] = {}
-        next_out = taken = 0
-        exhausted = False
-        stranded_since: float | None = None
+        run = _Run(source, window=max(16, 4 * len(pool.slots)), idle=pool.idle_lanes())
         with deferred_interrupts() as interrupt:
             while True:
                 interrupt.check()  # Ctrl-C lands here, between whole items
-                while idle:
-                    if retry:
-                        task = retry.popleft()
-                    elif not exhausted and taken - next_out < window:
-                        nxt = next(source, None)
-                        if nxt is None:
-                            exhausted = True
-                            continue
-                        task, taken = _Task(*nxt), taken + 1
-                    else:
-                        break
-                    slot = idle.popleft()
-                    ref = slot.actor.score.remote(task.item, context, target_ref)
-                    inflight[ref] = (slot, task)
-                while next_out in finished:
-                    yield self._deliver(finished.pop(next_out))
-                    next_out += 1
-                if not inflight and exhausted and not retry:
+                self._dispatch(run, context, target_ref)
+                while run.next_out in run.finished:
+                    yield self._deliver(run.finished.pop(run.next_out))
+                    run.next_out += 1
+                if not run.inflight and run.exhausted and not run.retry:
                     return
-                if not inflight and idle:  # the lines just written made room: dispatch more
+                if not run.inflight and run.idle:  # the lines just written made room: dispatch more
                     continue
-                if not inflight:  # work left and no actor alive: wait for a replacement
-                    stranded_since = stranded_since or time.monotonic()
-                    if not pool.starting or time.monotonic() - stranded_since > self.start_timeout:
-                        raise ClusterError(
-                            "every Ray actor was lost and none could be started again; "
-                            "finished items are on disk: continue with --resume"
-                        )
+                self._check_stranded(run, pool)
+                self._collect(ray, run, pool, context)
+
+    def _dispatch(self, run: _Run, context: list[Any], target_ref: Any) -> None:
+        """Give every free lane a task (retries first), so no actor idles while work is
+        admitted; the window in `_Run.next_task` keeps the reorder buffer bounded."""
+        while run.idle:
+            task = run.next_task()
+            if task is None:
+                return
+            slot = run.idle.popleft()
+            ref = slot.actor.score.remote(task.item, context, target_ref)
+            run.inflight[ref] = (slot, task)
+
+    def _check_stranded(self, run: _Run, pool: ActorPool) -> None:
+        """With work left and nothing in flight (every actor lost), wait for a replacement,
+        but stop the run if none is starting or none is ready within `start_timeout`, rather
+        than wait forever; the items already written stay on disk for --resume."""
+        if run.inflight:
+            run.stranded_since = None
+            return
+        run.stranded_since = run.stranded_since or time.monotonic()
+        if not pool.starting or time.monotonic() - run.stranded_since > self.start_timeout:
+            raise ClusterError(
+                "every Ray actor was lost and none could be started again; "
+                "finished items are on disk: continue with --resume"
+            )
+
+    def _collect(self, ray: ModuleType, run: _Run, pool: ActorPool, context: list[Any]) -> None:
+        """Wait (at most a second, so Ctrl-C is seen) for one reply: a replacement actor ready
+        joins the idle lanes, a scored item joins the reorder buffer, and a lost actor's item
+        is retried elsewhere until `max_attempts`, then becomes an error line so the run
+        finishes. An error the scorer raised is re-raised as a serial run would."""
+        ready, _ = ray.wait([*run.inflight, *pool.starting], num_returns=1, timeout=1.0)
+        for ref in ready:
+            if ref in pool.starting:
+                pool.replacement_ready(ref, run.idle)
+                continue
+            slot, task = run.inflight.pop(ref)
+            try:
+                run.finished[task.index] = ray.get(ref)
+                run.idle.append(slot)
+            except ray.exceptions.RayTaskError as error:
+                raise_cause(error)
+            except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError):
+                pool.lost(slot, run.idle)
+                task.attempts += 1
+                if task.attempts < self.max_attempts:
+                    run.retry.append(task)
                 else:
-                    stranded_since = None
-                ready, _ = ray.wait([*inflight, *pool.starting], num_returns=1, timeout=1.0)
-                for ref in ready:
-                    if ref in pool.starting:
-                        pool.replacement_ready(ref, idle)
-                        continue
-                    slot, task = inflight.pop(ref)
-                    try:
-                        finished[task.index] = ray.get(ref)
-                        idle.append(slot)
-                    except ray.exceptions.RayTaskError as error:
-                        raise_cause(error)
-                    except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError):
-                        pool.lost(slot, idle)
-                        task.attempts += 1
-                        if task.attempts < self.max_attempts:
-                            retry.append(task)
-                        else:
-                            finished[task.index] = Scored(
-                                self._lost_item(task, slot, context), (), 0
-                            )
+                    run.finished[task.index] = Scored(self._lost_item(task, slot, context), (), 0)
 
     def _deliver(self, done: Scored) -> ItemResult:
         """Write the item's exchanges to the cassette (in input order), then hand it over."""
