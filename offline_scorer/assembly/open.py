@@ -24,19 +24,19 @@ from offline_scorer.settings import RECORD_MODE_ENV, default_cassette
 
 
 def pinned_identity(
-    spec: ModelSpec, backend: Backend | None = None, recorded_as: str | None = None
+    spec: ModelSpec, backend: Backend | None = None, recorded_backend: str | None = None
 ) -> JudgeIdentity | None:
     """The identity a live judge would have, from the registry's pins alone (for replay);
-    `recorded_as`, a former id of the backend, replays what one of its former versions
+    `recorded_backend`, a former id of the backend, replays what one of its former versions
     recorded under its own key (`JudgeSettings.recorded_backend`)."""
     backend = backend or get_backend(spec.backend)
     backend_id = backend.backend_id
-    if recorded_as is not None and recorded_as != backend_id:
-        if recorded_as not in backend.former_ids:
+    if recorded_backend is not None and recorded_backend != backend_id:
+        if recorded_backend not in backend.former_ids:
             raise ConfigError(
-                f"{recorded_as!r} is not an id the {backend.name} backend ever recorded under"
+                f"{recorded_backend!r} is not an id the {backend.name} backend ever recorded under"
             )
-        backend_id = recorded_as
+        backend_id = recorded_backend
     if spec.sha256 and spec.chat_template_sha256:
         threshold = spec.verdict_threshold if backend.verdict_probabilities else None
         return JudgeIdentity(spec.sha256, spec.chat_template_sha256, backend_id, threshold)
@@ -83,10 +83,10 @@ def recorded_backend(cassette: Path, model: str | None, backend: str | None) -> 
 
 
 def require_pinned(
-    spec: ModelSpec, backend: Backend, purpose: str, recorded_as: str | None = None
+    spec: ModelSpec, backend: Backend, purpose: str, recorded_backend: str | None = None
 ) -> JudgeIdentity:
     """The pinned identity, or a one-line ModelError saying that `purpose` needs the pins."""
-    identity = pinned_identity(spec, backend, recorded_as)
+    identity = pinned_identity(spec, backend, recorded_backend)
     if identity is None:
         raise ModelError(
             f"model {spec.name!r} has no pinned sha256 and chat_template_sha256 in the "
@@ -96,16 +96,16 @@ def require_pinned(
 
 
 def replay_identity(
-    spec: ModelSpec, backend: Backend, cassette: Path, recorded_as: str | None = None
+    spec: ModelSpec, backend: Backend, cassette: Path, recorded_backend: str | None = None
 ) -> JudgeIdentity:
     """The identity a replay answers under: the registry's pins; for a GGUF given by path
     (no pins), the file's own fingerprint when the file is there (its sha256, and the digest of
     the chat template its metadata holds: what the live judge keyed its records with), else the
     judge the cassette's records name, the only one it holds."""
-    pinned = pinned_identity(spec, backend, recorded_as)
+    pinned = pinned_identity(spec, backend, recorded_backend)
     if pinned is not None or spec.path is None or spec.origin != "--model":
-        return require_pinned(spec, backend, "replay", recorded_as)
-    backend_id = recorded_as or backend.backend_id
+        return require_pinned(spec, backend, "replay", recorded_backend)
+    backend_id = recorded_backend or backend.backend_id
     fingerprint = file_identity(spec, backend, backend_id)
     if fingerprint is not None:
         return fingerprint

@@ -108,8 +108,8 @@ class RunSpec:
             return pinned
         if not self.judge.mode.runs_model:  # a GGUF given by path: the cassette says
             model_spec, backend = resolve(self.judge.model, self.judge.backend, self.kind)
-            former = replayed_backend_id(self.judge)
-            return replay_identity(model_spec, backend, self.cassette_path(), former)
+            recorded_backend = replayed_backend_id(self.judge)
+            return replay_identity(model_spec, backend, self.cassette_path(), recorded_backend)
         live, _model = open_judge(dataclasses.replace(self.judge, mode=RecordMode.OFF))
         with live:
             return live.identity

@@ -141,9 +141,11 @@ class CassetteJudge(JudgeBase):
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self.cassette = CassetteFile(self.path, create=not self.mode.needs_recording)
         if self.mode.needs_recording and former_backends:
-            recorded = recorded_former_backend(self.cassette, identity.backend, former_backends)
-            if recorded is not None:
-                self._identity = dataclasses.replace(identity, backend=recorded)
+            recorded_backend = recorded_former_backend(
+                self.cassette, identity.backend, former_backends
+            )
+            if recorded_backend is not None:
+                self._identity = dataclasses.replace(identity, backend=recorded_backend)
 
     @property
     def identity(self) -> JudgeIdentity:
