@@ -12,7 +12,7 @@ import json
 import pytest
 
 from offline_scorer.backends.llama_cpp.gbnf import request_grammar
-from offline_scorer.cassette.fields import DUMPED, FIELDS, IdentityField
+from offline_scorer.cassette.fields import DUMPED, FIELDS, IdentityField, sampling_settings
 from offline_scorer.cassette.key import KeyParts, key_parts
 from offline_scorer.cassette.miss import differences, identity_differences
 from offline_scorer.cassette.records import from_payload, to_payload
@@ -220,3 +220,20 @@ def test_a_malformed_request_field_is_named(tmp_path):
             with pytest.raises(CassetteFileError) as caught:
                 from_payload(cas, key, broken)
             assert problem in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "sampling",
+    [
+        SamplingSettings(),
+        SamplingSettings(max_tokens=64, no_repeat_ngram=4, no_copy=("a b",), cut_at_limit=True),
+        SamplingSettings(verdict_threshold=0.5),
+    ],
+    ids=["defaults", "free-text-guard", "request-threshold"],
+)
+def test_recorded_sampling_gives_back_settings_that_key_the_same(sampling):
+    """`cassette verify --live` re-runs an exchange from its recorded sampling: every setting
+    that is in the key must come back, or the re-run asks another question (a coverage question
+    recorded at its own threshold 0.5 was re-run at the judge's)."""
+    recorded = tuple(sorted(sampling.normalized().items()))
+    assert sampling_settings(recorded).normalized() == sampling.normalized()

@@ -247,6 +247,7 @@ def sampling_settings(sampling: tuple[tuple[str, Any], ...]) -> SamplingSettings
         no_repeat_ngram=values.get("no_repeat_ngram", 0),
         no_copy=tuple(values.get("no_copy", ())),
         cut_at_limit=bool(values.get("cut_at_limit", False)),
+        verdict_threshold=values.get("verdict_threshold"),
     )
 
 
