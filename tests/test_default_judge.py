@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -72,6 +73,22 @@ def test_the_main_job_shows_the_judges_own_words(pair: str, tmp_path: Path) -> N
     replay = _score(pair, tmp_path, "--json", "--record-mode", "replay")
     assert replay.returncode == 0, replay.stderr[-2000:]
     assert replay.stdout == proc.stdout
+    # each exchange re-run live by itself, after other requests than when it was recorded,
+    # answers byte for byte alike: a prompt's state never depends on what the cache held before
+    verify = subprocess.run(
+        [
+            *(sys.executable, "-m", "offline_scorer", "cassette", "verify"),
+            *(str(tmp_path / f"{pair}.oscas"), "--live", "--threads", "2"),
+        ],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=600,
+    )
+    assert verify.returncode == 0, verify.stdout + verify.stderr[-2000:]
+    counts = re.search(r"live: (\d+) of (\d+) exchanges came back byte-identical", verify.stdout)
+    assert counts is not None, verify.stdout
+    assert counts[1] == counts[2], verify.stdout
 
 
 def test_the_printed_result_names_a_judge_written_text(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ import numpy as np
 
 from offline_scorer.backends.llama_cpp.constraint import GrammarConstraint
 from offline_scorer.backends.llama_cpp.guard import FreeTextGuard
+from offline_scorer.backends.llama_cpp.prefill import chunk_ends, reusable
 from offline_scorer.backends.llama_cpp.prompt_tokens import prompt_tokens
 from offline_scorer.errors import ModelError
 from offline_scorer.judging.protocol import Message
@@ -34,6 +35,7 @@ class _Runtime:
     n_vocab: int
     tokenizer: Any = None  # llguidance tokenizer, built on first constrained call (~0.3 s)
     pieces: dict[int, str] = field(default_factory=dict)  # token id -> its text, as needed
+    settled: list[int] = field(default_factory=list)  # leading cached tokens in whole chunks
 
 
 FREE_TEXT_TOKENS = 256  # a step allowing more tokens than this is writing free text
@@ -171,16 +173,32 @@ class Engine:
         return list(self.rt.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
     def eval_prompt(self, tokens: list[int]) -> None:
-        llama = self.rt.llama
+        """Evaluate a prompt in the chunks `prefill.chunk_ends` gives it, keeping from the cache
+        only whole chunks it shares: the state after the prompt is then the same whatever the
+        cache held before (`prefill` says why that needs care)."""
+        rt = self.rt
+        llama = rt.llama
+        ends, settled = chunk_ends(tokens, self.piece, llama.n_batch)
         keep = 0
-        if self.reuse_prefix and llama.n_tokens > 0:
-            cached = llama.input_ids[: llama.n_tokens]
-            limit = min(len(cached), len(tokens) - 1)  # always evaluate >= 1 token for logits
-            while keep < limit and cached[keep] == tokens[keep]:
-                keep += 1
+        if self.reuse_prefix:
+            keep = reusable(ends, self._shared_with_cache(tokens))
         llama.n_tokens = keep  # eval() drops the KV cache beyond n_tokens
-        llama.eval(tokens[keep:])
+        start = keep
+        for end in ends:
+            if end > start:
+                llama.eval(tokens[start:end])
+                start = end
+        rt.settled = tokens[:settled]
         self.prefilled += len(tokens) - keep
+
+    def _shared_with_cache(self, tokens: list[int]) -> int:
+        """How many leading tokens of the prompt the cache holds in settled chunks."""
+        llama = self.rt.llama
+        count = min(len(self.rt.settled), llama.n_tokens, len(tokens))
+        prompt = np.asarray(tokens[:count])
+        same = (prompt == np.asarray(self.rt.settled[:count])) & (prompt == llama.input_ids[:count])
+        differing = np.flatnonzero(~same)
+        return int(differing[0]) if len(differing) else count
 
     def constraint(self, grammar: str, step: str, kind: str = "gbnf") -> GrammarConstraint:
         rt = self.rt
