@@ -80,33 +80,6 @@ class LookupEngine(Engine):
             for i in range(first_row, len(tokens))
         ]
 
-    def _choose(
-        self,
-        logits: np.ndarray,
-        constraint: GrammarConstraint | None,
-        threshold: float,
-        verdicts: list[float] | None,
-        guard: FreeTextGuard | None,
-    ) -> int:
-        """The token plain greedy decoding picks from these logits (same rules, same order)."""
-        token = -1
-        if constraint is not None:
-            logits = constraint.mask_logits(logits)
-            verdict = self.verdict(logits)
-            if verdict is not None:
-                p_true, true_ids, false_ids = verdict
-                chosen = true_ids if p_true >= threshold else false_ids
-                token = int(chosen[np.argmax(logits[chosen])])
-                if verdicts is not None:
-                    verdicts.append(p_true)
-        if token < 0 and guard is not None:
-            logits = guard.mask(logits)
-        if token < 0:
-            token = int(np.argmax(logits))
-        if guard is not None:
-            guard.chose(token)
-        return token
-
     def decode(
         self,
         prompt: list[int],
@@ -135,7 +108,7 @@ class LookupEngine(Engine):
             history += opening
             rows = self._eval_rows(opening, len(opening) - 1)
         while len(generated) < budget:
-            token = self._choose(rows.pop(0), constraint, threshold, verdicts, guard)
+            token = self.choose(rows.pop(0), constraint, threshold, verdicts, guard)
             if stop_at_eog and llama_cpp.llama_vocab_is_eog(self.rt.vocab, token):
                 return generated, forced, True
             step_tokens = [token]

@@ -235,6 +235,35 @@ class Engine:
         p_true = float(weights[is_true].sum() / weights.sum())
         return p_true, allowed[is_true], allowed[~is_true]
 
+    def choose(
+        self,
+        logits: np.ndarray,
+        constraint: GrammarConstraint | None,
+        threshold: float,
+        verdicts: list[float] | None,
+        guard: FreeTextGuard | None,
+    ) -> int:
+        """The greedy pick from one position's logits: the grammar's mask; at a boolean verdict,
+        `true` exactly when P(true) reaches the threshold (P(true) appended to `verdicts`);
+        otherwise the argmax, free text passed through the guard."""
+        token = -1
+        if constraint is not None:
+            logits = constraint.mask_logits(logits)
+            verdict = self.verdict(logits)
+            if verdict is not None:
+                p_true, true_ids, false_ids = verdict
+                chosen = true_ids if p_true >= threshold else false_ids
+                token = int(chosen[np.argmax(logits[chosen])])
+                if verdicts is not None:
+                    verdicts.append(p_true)
+        if token < 0 and guard is not None:
+            logits = guard.mask(logits)
+        if token < 0:
+            token = int(np.argmax(logits))
+        if guard is not None:
+            guard.chose(token)
+        return token
+
     def decode(
         self,
         prompt: list[int],
@@ -265,22 +294,7 @@ class Engine:
         while len(generated) < budget:
             pointer = llama_cpp.llama_get_logits_ith(llama.ctx, -1)
             logits = np.ctypeslib.as_array(pointer, shape=(rt.n_vocab,))
-            token = -1
-            if constraint is not None:
-                logits = constraint.mask_logits(logits)
-                verdict = self.verdict(logits)
-                if verdict is not None:
-                    p_true, true_ids, false_ids = verdict
-                    chosen = true_ids if p_true >= threshold else false_ids
-                    token = int(chosen[np.argmax(logits[chosen])])
-                    if verdicts is not None:
-                        verdicts.append(p_true)
-            if token < 0 and guard is not None:
-                logits = guard.mask(logits)
-            if token < 0:
-                token = int(np.argmax(logits))
-            if guard is not None:
-                guard.chose(token)
+            token = self.choose(logits, constraint, threshold, verdicts, guard)
             if stop_at_eog and llama_cpp.llama_vocab_is_eog(rt.vocab, token):
                 return generated, forced, True
             step_tokens = [token]
