@@ -25,7 +25,8 @@ REPLAY = JudgeSettings(cassette=CASSETTE, mode=RecordMode.REPLAY)
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray() -> Iterator[None]:
-    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=80 << 20)
+    # "local": a fresh instance even when another cluster on this machine is the latest one
+    ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=80 << 20)
     try:
         yield
     finally:
