@@ -1,0 +1,129 @@
+"""Why the judge's texts are replaced: every refused text, counted by the check that refused it.
+
+    python bench/bench_refusals.py DATA --model NAME --cassette FILE [--rows N] [--examples K]
+        [--json]
+
+`bench/bench_texts.py` counts how many texts the product wrote; this says why. It replays a
+recorded eval of DATA (no model: every exchange must be in FILE) and watches the two functions
+that decide whether a person sees the judge's text (`readable.problem` for every reason and
+explanation, `readable.misstates` for the explanation's figures), then prints, per check, how
+many texts it refused and K of them with what they were about. Reading those examples is how
+a check is judged: one that refuses a capable judge's true sentences costs it its words, one
+that refuses its false ones is why the result stays true.
+
+Watching wraps the two functions for the run (the scorer calls them through the module), so the
+texts and their checks are exactly what `eval` decides; nothing else changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from offline_scorer.assembly.open import JudgeSettings, open_judge  # noqa: E402
+from offline_scorer.assembly.run_spec import RunSpec  # noqa: E402
+from offline_scorer.cassette.judge import RecordMode  # noqa: E402
+from offline_scorer.scorers.summarization import readable  # noqa: E402
+from offline_scorer.scorers.summarization.scorer import SummarizationScorer  # noqa: E402
+
+Refusal = dict[str, Any]
+
+
+@contextmanager
+def watching() -> Iterator[list[Refusal]]:
+    """Every refusal the readability checks make inside the block: (check, text, subject)."""
+    refusals: list[Refusal] = []
+    problem, misstates = readable.problem, readable.misstates
+
+    def watched_problem(text: str, *args: Any, **kwargs: Any) -> str | None:
+        found = problem(text, *args, **kwargs)
+        if found is not None:
+            subject = args[3] if len(args) > 3 else kwargs.get("subject")
+            refusals.append({"check": found, "text": text, "subject": subject})
+        return found
+
+    def watched_misstates(text: str, score: float, limiting_axis: str) -> str | None:
+        found = misstates(text, score, limiting_axis)
+        if found is not None:
+            refusals.append({"check": "misstates the result", "text": text, "subject": found})
+        return found
+
+    readable.problem = watched_problem  # type: ignore[assignment]
+    readable.misstates = watched_misstates
+    try:
+        yield refusals
+    finally:
+        readable.problem, readable.misstates = problem, misstates
+
+
+def check_name(check: str) -> str:
+    """A check's name without the word it quotes ("uses 'QH', a word ..." -> "uses a word ...")."""
+    if check.startswith("uses "):
+        return "uses a word neither of the inputs nor of their language"
+    if check.startswith("ends on "):
+        return "ends on a word a sentence cut short ends on"
+    if check.startswith(("gives the score as", "names ")):
+        return "misstates the result"
+    return check
+
+
+def refusals_of(data: Path, model: str, cassette: Path, rows: int | None) -> list[Refusal]:
+    settings = JudgeSettings(model=model, cassette=cassette, mode=RecordMode.REPLAY)
+    options = RunSpec.of("summarization", {}, settings).options  # the judge's own, as eval has
+    judge, _spec = open_judge(settings)
+    scorer = SummarizationScorer(judge, options)
+    pairs = [json.loads(line) for line in data.open(encoding="utf-8") if line.strip()]
+    with judge, watching() as refusals:
+        for pair in pairs[:rows]:
+            scorer.score_texts(pair["source"], pair["summary"])
+    return refusals
+
+
+def one_line(text: str | None, width: int = 200) -> str:
+    """A subject on one line (the explanation's is the result's facts, several lines)."""
+    flat = " / ".join((text or "").splitlines())
+    return flat if len(flat) <= width else flat[: width - 3] + "..."
+
+
+def table(refusals: list[Refusal], examples: int, show: Callable[[str], None]) -> None:
+    counts = Counter(check_name(refusal["check"]) for refusal in refusals)
+    show(f"{len(refusals)} texts refused\n")
+    show("| check that refused the text | texts |")
+    show("| --- | ---: |")
+    for check, count in counts.most_common():
+        show(f"| {check} | {count} |")
+    for check, _count in counts.most_common():
+        show(f"\n{check}:")
+        for refusal in [r for r in refusals if check_name(r["check"]) == check][:examples]:
+            show(f"  about: {one_line(refusal['subject'])}")
+            show(f"  text:  {refusal['text']}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("data", type=Path, help="the file the run scored")
+    parser.add_argument("--model", required=True, help="the judge the cassette was recorded with")
+    parser.add_argument("--cassette", type=Path, required=True)
+    parser.add_argument("--rows", type=int, help="only the first N rows")
+    parser.add_argument("--examples", type=int, default=3, help="texts shown per check")
+    parser.add_argument("--json", action="store_true", help="every refusal as a JSON line")
+    args = parser.parse_args()
+    refusals = refusals_of(args.data, args.model, args.cassette, args.rows)
+    if args.json:
+        for refusal in refusals:
+            print(json.dumps(refusal, ensure_ascii=False))
+        return
+    table(refusals, args.examples, print)
+
+
+if __name__ == "__main__":
+    main()
