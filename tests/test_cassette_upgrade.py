@@ -342,7 +342,7 @@ def test_the_newest_record_decides_which_id_a_replay_answers_under(tmp_path):
 
     def replaying() -> JudgeIdentity:
         with CassetteJudge(
-            cassette, mode=RecordMode.REPLAY, identity=now, former_backends=formers
+            cassette, mode=RecordMode.REPLAY, identity=now, former_ids=formers
         ) as judge:
             return judge.identity
 

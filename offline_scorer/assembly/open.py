@@ -63,7 +63,7 @@ def replayed_backend_id(settings: JudgeSettings) -> str | None:
     former version of the backend (an earlier decoder) keeps replaying, and its results' digests
     name that version, so a run made before a decoder change re-derives to its bytes. Only a
     replay: a judge that may record must key what it records under its current id. A replaying
-    `CassetteJudge` decides the same on the file it has open (`former_backends`)."""
+    `CassetteJudge` decides the same on the file it has open (`former_ids`)."""
     if settings.mode.runs_model:
         return None
     if settings.recorded_backend is not None:
@@ -210,7 +210,7 @@ def open_judge(
         # the judge reads which id the cassette was recorded under from the file it opens
         former = () if settings.recorded_backend is not None else backend.former_ids
         replay = CassetteJudge(
-            path, mode=mode, identity=pinned, former_backends=former, replay_usage=replay_usage
+            path, mode=mode, identity=pinned, former_ids=former, replay_usage=replay_usage
         )
         return replay, spec
     identity = pinned_identity(spec, backend)

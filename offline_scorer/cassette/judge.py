@@ -101,12 +101,12 @@ class CassetteJudge(JudgeBase):
         identity: JudgeIdentity,
         live: Judge | LiveFactory | None = None,
         sink: Sink | None = None,
-        former_backends: tuple[str, ...] = (),
+        former_ids: tuple[str, ...] = (),
         replay_usage: bool = False,
     ) -> None:
         """`sink`, when given, receives what is recorded instead of the file (which may then be
         None when the mode does not read). A replay whose cassette was recorded under one of
-        `former_backends` (ids of the identity's backend in its former versions) answers under
+        `former_ids` (ids of the identity's backend in its former versions) answers under
         that id, as it was recorded (`recorded_former_backend`). `replay_usage`: a hit reads the
         record's token counts too (a server reports them; a scorer never reads them, and they
         cost replay time)."""
@@ -130,9 +130,9 @@ class CassetteJudge(JudgeBase):
             return
         self.path = Path(path)
         if opens_file:
-            self._open(identity, former_backends)
+            self._open(identity, former_ids)
 
-    def _open(self, identity: JudgeIdentity, former_backends: tuple[str, ...]) -> None:
+    def _open(self, identity: JudgeIdentity, former_ids: tuple[str, ...]) -> None:
         """Open the cassette (a replay's must exist), and in replay take the former backend id
         its records name, if any."""
         if self.mode.needs_recording:
@@ -140,10 +140,8 @@ class CassetteJudge(JudgeBase):
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self.cassette = CassetteFile(self.path, create=not self.mode.needs_recording)
-        if self.mode.needs_recording and former_backends:
-            recorded_backend = recorded_former_backend(
-                self.cassette, identity.backend, former_backends
-            )
+        if self.mode.needs_recording and former_ids:
+            recorded_backend = recorded_former_backend(self.cassette, identity.backend, former_ids)
             if recorded_backend is not None:
                 self._identity = dataclasses.replace(identity, backend=recorded_backend)
 
