@@ -8,9 +8,10 @@ import json
 import pytest
 
 from offline_scorer.scorers.summarization.describe import describe
-from offline_scorer.scorers.summarization.readable import numbers_stated, problem
+from offline_scorer.scorers.summarization.readable import problem
 from offline_scorer.scorers.summarization.schemas import MAX_REASON_WORDS
 from offline_scorer.scorers.summarization.sentence import GENERIC, vocabulary_of
+from offline_scorer.scorers.summarization.stated_numbers import numbers_stated
 from offline_scorer.testing import ScriptedJudge
 from tests.helpers import SOURCE, SUMMARY, score_of
 
@@ -135,6 +136,27 @@ def test_fact_nouns_count_in_what_a_reason_says_its_text_holds() -> None:
     words = vocabulary_of(SUMMARY, question)
     found = problem(text, MAX_REASON_WORDS, words, SUMMARY, question, True, grounds=SUMMARY)
     assert "holds" in (found or ""), found
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        # the question's distance, said to be the summary's: false of a summary without it
+        (
+            "The summary states that traffic will use the Mill Road crossing, 2 kilometers away.",
+            "number",
+        ),
+        ("The summary states that traffic will use the Mill Road crossing from April 3.", None),
+    ],
+)
+def test_an_affirming_reason_states_only_numbers_its_text_holds(text: str, why: str | None) -> None:
+    summary = "The bridge closes from April 3, and traffic will use the Mill Road crossing."
+    question = "Is it true that traffic will use the Mill Road crossing, 2 kilometers upstream?"
+    words = vocabulary_of(summary, question)
+    # the question's numbers may be stated (numbers_from), but the reason says the summary holds it
+    numbers_from = f"{summary}\n{question}"
+    found = problem(text, MAX_REASON_WORDS, words, numbers_from, question, True, grounds=summary)
+    assert (found is None) if why is None else (why in (found or "")), found
 
 
 def test_numbers_are_read_in_words_and_digits() -> None:

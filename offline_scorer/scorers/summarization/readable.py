@@ -4,8 +4,9 @@ A text is shown as the judge wrote it when it reads as whole sentences and says 
 that can be checked: words (its inputs' words, or words of their language: `known_words`) and
 numbers as digits or words, joined by ordinary punctuation, each sentence starting with a
 capital and the text ending with a full stop; numbers it states are numbers of its inputs (for
-the explanation: the computed figures), an explanation gives the score and the limiting axis as
-they are, and a reason agrees with its verdict and speaks of its subject. Some failures only
+the explanation: the computed figures; for a reason saying its text holds a fact: that text's),
+an explanation gives the score and the limiting axis as they are, and a reason agrees with its
+verdict and speaks of its subject. Some failures only
 show in the finished text: a text that ended only because its word bound came (its last
 sentence is likely cut), or that ends on "and" (closed mid-thought), one too short to say
 anything ("The score is.", "Is it true that about.", "These."), one that loops. A live judge's
@@ -40,6 +41,7 @@ from offline_scorer.scorers.summarization.sentence import (
     allowed_words,
     counted_words,
 )
+from offline_scorer.scorers.summarization.stated_numbers import WORD, numbers_stated
 
 Author = Literal["model", "product"]
 
@@ -49,7 +51,7 @@ MIN_CONTENT_WORDS = 2  # words that are not function words ("Is it true that abo
 # Words an English sentence does not end on: a text ending so was closed mid-thought.
 _DANGLING_WORDS = "a an the and or but nor of to with for from as than into onto its their whose"
 _DANGLING = frozenset(_DANGLING_WORDS.split())
-_WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
+_WORD = WORD
 _WORD_OR_NUMBER = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*|\d+(?:[.,]\d+)*")
 """Words and numbers in order: a loop is read over both, or "voted 7 to 2 to close" would read
 as "to to"."""
@@ -57,16 +59,6 @@ _POSSESSIVE = re.compile(r"['\u2019]s$")
 """A name's possessive is the name: "Varga's statement" when the inputs name Ines Varga."""
 _LAST_TOKEN = re.compile(r"[^\W_]+(?=\W*$)")
 """The last word or number: "fees rose to 55 dollars for 2025." ends on a number, not on "for"."""
-_ONES = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty"
-)
-_TENS = "thirty forty fifty sixty seventy eighty ninety"
-_SCALES = "hundred thousand million billion percent half dozen quarter"
-_NUMBER_WORDS = {word: value for value, word in enumerate(_ONES.split())}
-_NUMBER_WORDS.update((word, 30 + 10 * index) for index, word in enumerate(_TENS.split()))
-_SCALE_WORDS = frozenset(_SCALES.split())
-_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 # A reason speaks of what is judged or of the verdict: at least one of these (a restated source
 # sentence, "The answer is yes." or "Yes, it is true that Um I'm not sure." does not).
 _REASON_MARKERS = (
@@ -140,19 +132,6 @@ def _word_problem(text: str, vocabulary: Vocabulary) -> str | None:
 
 
 @functools.lru_cache(maxsize=4096)
-def numbers_stated(text: str) -> frozenset[str]:
-    """The numbers a text states, as words or digits, in one spelling ("3", "three" -> "3").
-    Cached: a source's numbers are read once per verdict."""
-    found = {number.replace(",", "") for number in _DIGITS.findall(text)}
-    for word in _WORD.findall(text.lower()):
-        if word in _NUMBER_WORDS:
-            found.add(str(_NUMBER_WORDS[word]))
-        elif word in _SCALE_WORDS:
-            found.add(word)
-    return frozenset(found)
-
-
-@functools.lru_cache(maxsize=4096)
 def problem(
     text: str,
     max_words: int,
@@ -166,7 +145,9 @@ def problem(
     `numbers_from` states (read only when it states one); a text about `subject` (the claim,
     the question, the facts) must share a content word with it; a reason for a `verdict` must
     not say the opposite of it, and must speak mostly of its subject; a reason affirming its
-    verdict must speak mostly of what `grounds` (the text it says holds the fact) holds."""
+    verdict must speak mostly of what `grounds` (the text it says holds the fact) holds, and
+    state only numbers `grounds` states: "The summary states that the shuttle crosses 1.5
+    kilometers upstream" is false of a summary that gives no distance, however well it reads."""
     # Cheap checks first: most texts a small model writes fail one of them (the order decides
     # only which problem is named, never whether there is one).
     if not _SHAPE.fullmatch(text):
@@ -200,8 +181,11 @@ def problem(
         disagreement = _disagreement(words, meaningful, subject, verdict)
         if disagreement is not None:
             return disagreement
-    if verdict and grounds is not None and _unfounded(meaningful, grounds):
-        return "says its text holds what it does not"
+    if verdict and grounds is not None:
+        if _unfounded(meaningful, grounds):
+            return "says its text holds what it does not"
+        if stated - numbers_stated(grounds):
+            return "states a number its text does not hold"
     return None
 
 
