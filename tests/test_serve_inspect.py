@@ -9,11 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from offline_scorer.cassette.store.file import CassetteFile
 from tests.mastra_client import load_fixture_pairs
 from tests.python_clients import INSPECT_PYTHON, require_python_client, run_inspect
-from tests.request_log import RequestLog
-from tests.serve_process import serving
+from tests.serve_roundtrip import record_then_replay
 
 PAIRS = ("01-harbor-bridge", "03-lamp-recall")  # a faithful summary and a hallucinating one
 
@@ -24,21 +22,12 @@ def test_inspect_model_graded_qa_through_serve_records_and_replays_identically(
 ) -> None:
     require_python_client(INSPECT_PYTHON, "Inspect AI")
     pairs = load_fixture_pairs(PAIRS)
-    cassette = tmp_path / "inspect.oscas"
-    args = ("--model", "smollm2-135m", "--cassette", str(cassette), "--threads", "2")
-    with serving(tmp_path, "--record-mode", "record", *args) as live, RequestLog(live.port) as log:
-        first = run_inspect(log.base_url, pairs, tmp_path / "record")
-    recorded = log.chat_requests()
-    with CassetteFile.open(cassette, create=False) as stored:
-        assert stored.exchange_count == len(recorded) == len(pairs)  # one grader call a sample
-    with (
-        serving(tmp_path, "--record-mode", "replay", *args, block_runtime=True) as replay,
-        RequestLog(replay.port) as replay_log,
-    ):
-        second = run_inspect(replay_log.base_url, pairs, tmp_path / "replay")
+    trip = record_then_replay(tmp_path, "inspect", lambda url, work: run_inspect(url, pairs, work))
+    first, second, recorded = trip.recording, trip.replay, trip.recorded
+    assert trip.exchanges == len(recorded) == len(pairs)  # one grader call a sample
     assert second.lines == first.lines  # value, explanation and answer of every sample
-    assert [r.body for r in replay_log.chat_requests()] == [r.body for r in recorded]
-    assert {r.status for r in recorded + replay_log.chat_requests()} == {200}
+    assert [r.body for r in trip.replayed] == [r.body for r in recorded]
+    assert trip.statuses == {200}
     assert first.trailer["network_attempts"] == second.trailer["network_attempts"] == []
     assert first.trailer["inspect_ai"] == "0.3.285"
     for result, pair in zip(first.results, pairs, strict=True):
