@@ -7,11 +7,8 @@ and when to bump it, instead of beside the code that happens to use them. Nothin
 change value without a reason in the commit: the committed cassettes, results files and goldens
 replay to their very bytes only while these stay as they are.
 
-This module sits at the bottom layer (it imports nothing), so the storage, the backends and
-the batch layer can all import from it.
-
-One revision is kept elsewhere for now: `REQUESTS_REVISION`, what the summarization scorer's
-request builders send, lives in `offline_scorer.scorers.summarization.scorer`.
+This module sits at the bottom layer (it imports nothing), so the storage, the backends, the
+batch layer and the scorers can all import from it.
 """
 
 from __future__ import annotations
@@ -32,6 +29,7 @@ __all__ = [
     "OUTLINES_FORMER_IDS",
     "OUTLINES_SCHEMA_REWRITER",
     "RESULTS_FORMAT",
+    "SUMMARIZATION_REQUESTS_REVISION",
 ]
 
 # -- Cassette files ------------------------------------------------------------------------
@@ -112,3 +110,12 @@ alone."""
 RESULTS_FORMAT: Literal[2] = 2
 """The `eval` results line format written now (its "format" field); a line without "format"
 is format 1. Readers take this one and 1, so bump it with any change to a line's fields."""
+
+# -- Scorer identities (in every results line's digest) -----------------------------------
+
+SUMMARIZATION_REQUESTS_REVISION = 2
+"""What the summarization scorer's request builders send, revision by revision; it enters the
+scorer's `identity()` (the "requests" field), so `--resume` re-scores lines an earlier revision
+made and `reproduce` names the digest as what differs. 1: each verdict's reason beside it; 2: in
+the "sentences" style every verdict before any reason. Bump it with any change to a request's
+messages or schema that the judge's backend id does not already cover."""

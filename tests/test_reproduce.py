@@ -12,9 +12,10 @@ import pytest
 
 from offline_scorer.assembly.open import JudgeSettings, open_judge, recorded_backend
 from offline_scorer.backends import get_backend
-from offline_scorer.batch.reproduce import compare_lines, first_differing_field
+from offline_scorer.batch.reproduce import compare_lines, first_differing_field, other_version
 from offline_scorer.cassette.judge import RecordMode
 from offline_scorer.errors import ConfigError
+from offline_scorer.version import __version__
 from tests.conftest import FIXTURES, ROOT, block_imports_code, replay_env
 from tests.test_cli import assert_clean_error, run_cli
 
@@ -174,3 +175,30 @@ def test_a_former_backend_id_is_checked_and_only_replayed(tmp_path):
         open_judge(auto)
     assert recorded_backend(DECODER_2_CASSETTE, None, None) == former
     assert recorded_backend(CASSETTE, None, None) is None
+
+
+def test_a_difference_under_another_version_names_the_version_that_wrote_the_run():
+    """The decoder /2 cassette was created by an earlier build (its header names 0.2.0): the
+    golden lines, written by this version, differ from its replay, and the reader is told which
+    version to reproduce with."""
+    proc = run_cli(
+        "reproduce", str(GOLDEN), "--cassette", str(DECODER_2_CASSETTE), "--data", str(DATA)
+    )
+    out = proc.stdout.decode()
+    assert proc.returncode == 1
+    assert f"the cassette was created by offline-scorer 0.2.0 and this is {__version__}" in out
+    assert "pip install 'offline-scorer==0.2.0'" in out
+
+
+def test_a_difference_under_the_same_version_gives_no_version_advice(tmp_path):
+    """The fixture cassette was recorded by this version: a tampered line is the file's fault,
+    not a version's."""
+    _tampered(tmp_path, 2, lambda record: record.update(score=0.125))
+    out = _reproduce(tmp_path / "tampered.jsonl").stdout.decode()
+    assert "score differs" in out and "created by offline-scorer" not in out
+
+
+def test_the_version_a_writer_names():
+    assert other_version(f"offline-scorer/{__version__} msgpack/1.1.0") is None
+    assert other_version("offline-scorer/0.2.0 msgpack/1.1.0") == "0.2.0"
+    assert other_version("tests") is None  # a writer that names no version

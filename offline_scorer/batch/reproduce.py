@@ -9,12 +9,17 @@ When a line differs, the first differing field is named by its path (``result.sc
 ``axes.coverage``, ``result.preprocessStepResult.alignment[0].supported``), which says more
 than a byte offset: a different ``digest`` alone means the data row, the scorer options or the
 judge identity differ from the run's, not the judge's answers.
+
+Replay is byte-identical only under the offline-scorer version that wrote the file: a later
+version may show or replace other texts of the same answers, or build other requests. So when
+lines differ and the cassette was created by another version, the reader is told which one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,8 +27,17 @@ from typing import Any
 
 from offline_scorer.errors import InputError
 from offline_scorer.files import open_binary
+from offline_scorer.version import __version__
 
-__all__ = ["Difference", "Reproduction", "compare_lines", "first_differing_field", "first_kind"]
+__all__ = [
+    "Difference",
+    "Reproduction",
+    "compare_lines",
+    "first_differing_field",
+    "first_kind",
+    "other_version",
+    "version_advice",
+]
 
 SHOWN = 10
 """Differing lines listed in full; the rest are counted."""
@@ -155,3 +169,27 @@ def first_kind(results: Path) -> str:
     if not isinstance(kind, str):
         raise InputError(f"{results}: line 1 names no scorer kind")
     return kind
+
+
+_WRITER_VERSION = re.compile(r"offline-scorer/(\S+)")
+
+
+def other_version(writer: str) -> str | None:
+    """The offline-scorer version named by a cassette's writer ("offline-scorer/0.2.0
+    msgpack/1.1.0") when it is not this one; None when it is this one or names none."""
+    found = _WRITER_VERSION.match(writer)
+    if found is None or found.group(1) == __version__:
+        return None
+    return found.group(1)
+
+
+def version_advice(writer: str) -> str | None:
+    """What to tell a reader whose reproduction differs, when another version wrote the run."""
+    former = other_version(writer)
+    if former is None:
+        return None
+    return (
+        f"the cassette was created by offline-scorer {former} and this is {__version__}: a "
+        "version may build other requests or show other texts of the same answers "
+        f"(CHANGELOG.md); reproduce with that version: pip install 'offline-scorer=={former}'"
+    )

@@ -19,10 +19,11 @@ from offline_scorer.assembly.open import JudgeSettings
 from offline_scorer.assembly.run_spec import RunSpec
 from offline_scorer.batch.datasets import iter_dataset
 from offline_scorer.batch.executors import Executor, ProcessPoolExecutorBackend, SerialExecutor
-from offline_scorer.batch.reproduce import compare_lines, first_kind
+from offline_scorer.batch.reproduce import compare_lines, first_kind, version_advice
 from offline_scorer.batch.run import item_context
 from offline_scorer.cassette.judge import require_cassette
 from offline_scorer.cassette.modes import RecordMode
+from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.cli.options import ScorerChoice, model_options, scorer_options
 from offline_scorer.errors import InputError
 from offline_scorer.settings import RAY_ADDRESS_ENV
@@ -104,6 +105,10 @@ def reproduce_command(
     click.echo(f"results  sha256:{outcome.sha256}  {results}")
     click.echo(f"cassette {digest}  {cassette}")
     if not outcome.ok:
+        with CassetteFile.open(cassette, create=False) as recorded:
+            advice = version_advice(recorded.writer)
+        if advice is not None:
+            click.echo(advice)
         sys.exit(1)
 
 

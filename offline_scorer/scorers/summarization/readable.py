@@ -41,7 +41,12 @@ from offline_scorer.scorers.summarization.sentence import (
     allowed_words,
     counted_words,
 )
-from offline_scorer.scorers.summarization.stated_numbers import WORD, numbers_stated
+from offline_scorer.scorers.summarization.stated_numbers import (
+    NUMBER,
+    WORD,
+    WORD_PATTERN,
+    numbers_stated,
+)
 
 Author = Literal["model", "product"]
 
@@ -52,7 +57,7 @@ MIN_CONTENT_WORDS = 2  # words that are not function words ("Is it true that abo
 _DANGLING_WORDS = "a an the and or but nor of to with for from as than into onto its their whose"
 _DANGLING = frozenset(_DANGLING_WORDS.split())
 _WORD = WORD
-_WORD_OR_NUMBER = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*|\d+(?:[.,]\d+)*")
+_WORD_OR_NUMBER = re.compile(f"{WORD_PATTERN}|{NUMBER}")
 """Words and numbers in order: a loop is read over both, or "voted 7 to 2 to close" would read
 as "to to"."""
 _POSSESSIVE = re.compile(r"['\u2019]s$")
@@ -98,8 +103,7 @@ must hold: a reason that speaks mostly of other facts is about another claim or 
 
 
 _NOT_SENTENCES = "is not whole sentences of words and numbers"
-_NUMBER = r"\d+(?:[.,]\d+)*"
-_TOKEN = rf"(?:[^\W\d_]+|{_NUMBER})"
+_TOKEN = rf"(?:[^\W\d_]+|{NUMBER})"
 _SHAPE = re.compile(
     r"[^\W\d_]+(?:(?:"
     + "|".join(re.escape(separator) for separator in SEPARATORS)

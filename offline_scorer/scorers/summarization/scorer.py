@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from offline_scorer.errors import GenerationError
+from offline_scorer.formats import SUMMARIZATION_REQUESTS_REVISION
 from offline_scorer.judging.ask import ask
 from offline_scorer.judging.protocol import Completion, Judge, JudgeRequest, TextJudge, as_judge
 from offline_scorer.scorers.summarization import prompts, readable
@@ -48,11 +49,6 @@ from offline_scorer.scorers.summarization.schemas import (
     preprocess_model,
     word_bounds,
 )
-
-REQUESTS_REVISION = 2
-"""What the request builders send, revision by revision; it enters `identity()`, so `--resume`
-re-scores lines an earlier revision made. 1: each verdict's reason beside it; 2: in the
-"sentences" style every verdict before any reason."""
 
 
 def _probabilities(step: str, completion: Completion, verdicts: int) -> tuple[float, ...] | None:
@@ -136,7 +132,7 @@ class SummarizationScorer:
         return {
             "options": self.options.identity(),
             "sampling": sampling,
-            "requests": REQUESTS_REVISION,
+            "requests": SUMMARIZATION_REQUESTS_REVISION,
         }
 
     def _texts(self, run: Mapping[str, Any]) -> tuple[str, str]:

@@ -20,9 +20,13 @@ _SCALES = "hundred thousand million billion percent half dozen quarter"
 _NUMBER_WORDS = {word: value for value, word in enumerate(_ONES.split())}
 _NUMBER_WORDS.update((word, 30 + 10 * index) for index, word in enumerate(_TENS.split()))
 _SCALE_WORDS = frozenset(_SCALES.split())
-_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
-WORD = re.compile(r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*")
+NUMBER = r"\d+(?:[.,]\d+)*"
+"""A number in digits, with inner separators ("7", "3,000", "1.5"): the one pattern every
+check that reads numbers builds on, so they agree on what one number is."""
+WORD_PATTERN = r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*"
 """A word: letters, with inner apostrophes or hyphens ("don't", "re-register")."""
+_DIGITS = re.compile(NUMBER)
+WORD = re.compile(WORD_PATTERN)
 
 
 @functools.lru_cache(maxsize=4096)
