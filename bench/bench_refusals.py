@@ -6,10 +6,10 @@
 `bench/bench_texts.py` counts how many texts the product wrote; this says why. It replays a
 recorded eval of DATA (no model: every exchange must be in FILE) and watches the two functions
 that decide whether a person sees the judge's text (`readable.problem` for every reason and
-explanation, `readable.misstates` for the explanation's figures), then prints, per check, how
-many texts it refused and K of them with what they were about. Reading those examples is how
-a check is judged: one that refuses a capable judge's true sentences costs it its words, one
-that refuses its false ones is why the result stays true.
+explanation, `misstated_result.misstates` for the explanation's figures), then prints, per
+check, how many texts it refused and K of them with what they were about. Reading those
+examples is how a check is judged: one that refuses a capable judge's true sentences costs it
+its words, one that refuses its false ones is why the result stays true.
 
 Watching wraps the two functions for the run (the scorer calls them through the module), so the
 texts and their checks are exactly what `eval` decides; nothing else changes.
@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 from offline_scorer.assembly.open import JudgeSettings, open_judge  # noqa: E402
 from offline_scorer.assembly.run_spec import RunSpec  # noqa: E402
 from offline_scorer.cassette.judge import RecordMode  # noqa: E402
-from offline_scorer.scorers.summarization import readable  # noqa: E402
+from offline_scorer.scorers.summarization import misstated_result, readable  # noqa: E402
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer  # noqa: E402
 
 Refusal = dict[str, Any]
@@ -42,7 +42,7 @@ Refusal = dict[str, Any]
 def watching() -> Iterator[list[Refusal]]:
     """Every refusal the readability checks make inside the block: (check, text, subject)."""
     refusals: list[Refusal] = []
-    problem, misstates = readable.problem, readable.misstates
+    problem, misstates = readable.problem, misstated_result.misstates
 
     def watched_problem(text: str, *args: Any, **kwargs: Any) -> str | None:
         found = problem(text, *args, **kwargs)
@@ -58,22 +58,11 @@ def watching() -> Iterator[list[Refusal]]:
         return found
 
     readable.problem = watched_problem  # type: ignore[assignment]
-    readable.misstates = watched_misstates
+    misstated_result.misstates = watched_misstates
     try:
         yield refusals
     finally:
-        readable.problem, readable.misstates = problem, misstates
-
-
-def check_name(check: str) -> str:
-    """A check's name without the word it quotes ("uses 'QH', a word ..." -> "uses a word ...")."""
-    if check.startswith("uses "):
-        return "uses a word neither of the inputs nor of their language"
-    if check.startswith("ends on "):
-        return "ends on a word a sentence cut short ends on"
-    if check.startswith(("gives the score as", "names ")):
-        return "misstates the result"
-    return check
+        readable.problem, misstated_result.misstates = problem, misstates
 
 
 def refusals_of(data: Path, model: str, cassette: Path, rows: int | None) -> list[Refusal]:
@@ -95,7 +84,7 @@ def one_line(text: str | None, width: int = 200) -> str:
 
 
 def table(refusals: list[Refusal], examples: int, show: Callable[[str], None]) -> None:
-    counts = Counter(check_name(refusal["check"]) for refusal in refusals)
+    counts = Counter(readable.check_of(refusal["check"]) for refusal in refusals)
     show(f"{len(refusals)} texts refused\n")
     show("| check that refused the text | texts |")
     show("| --- | ---: |")
@@ -103,7 +92,7 @@ def table(refusals: list[Refusal], examples: int, show: Callable[[str], None]) -
         show(f"| {check} | {count} |")
     for check, _count in counts.most_common():
         show(f"\n{check}:")
-        for refusal in [r for r in refusals if check_name(r["check"]) == check][:examples]:
+        for refusal in [r for r in refusals if readable.check_of(r["check"]) == check][:examples]:
             show(f"  about: {one_line(refusal['subject'])}")
             show(f"  text:  {refusal['text']}")
 

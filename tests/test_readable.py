@@ -8,7 +8,7 @@ import json
 import pytest
 
 from offline_scorer.scorers.summarization.describe import describe
-from offline_scorer.scorers.summarization.readable import problem
+from offline_scorer.scorers.summarization.readable import check_of, problem
 from offline_scorer.scorers.summarization.schemas import MAX_REASON_WORDS
 from offline_scorer.scorers.summarization.sentence import GENERIC, vocabulary_of
 from offline_scorer.scorers.summarization.stated_numbers import numbers_stated
@@ -156,6 +156,32 @@ def test_an_affirming_reason_states_only_numbers_its_text_holds(text: str, why: 
     # the question's numbers may be stated (numbers_from), but the reason says the summary holds it
     numbers_from = f"{summary}\n{question}"
     found = problem(text, MAX_REASON_WORDS, words, numbers_from, question, True, grounds=summary)
+    assert (found is None) if why is None else (why in (found or "")), found
+
+
+SOUP_SOURCE = "Hanne Lorimer's lentil soup serves six and takes about 50 minutes."
+SOUP_CLAIM = "Hanne Lorimer's lentil soup serves eight and takes about 50 minutes."
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        # six for the claim's eight, while saying the two agree: false
+        (
+            "The source states that the soup serves six and takes about 50 minutes, which "
+            "matches the summary.",
+            "in place of one it judges",
+        ),
+        # the claim's own numbers, and one more the source gives: no number replaced
+        ("The source states that the soup takes about 50 minutes and serves six.", None),
+    ],
+)
+def test_an_affirming_reason_gives_no_other_number_in_place_of_its_subjects(
+    text: str, why: str | None
+) -> None:
+    claim = SOUP_CLAIM if why else "Hanne Lorimer's lentil soup takes about 50 minutes."
+    words = vocabulary_of(SOUP_SOURCE, claim, "matches the summary")
+    found = problem(text, MAX_REASON_WORDS, words, SOUP_SOURCE, claim, True, grounds=SOUP_SOURCE)
     assert (found is None) if why is None else (why in (found or "")), found
 
 
@@ -316,3 +342,11 @@ def test_an_explanation_that_misstates_the_result_is_replaced(explanation: str) 
     data = _scored_zero_by_coverage(explanation)
     assert data["textAuthors"]["explanation"] == "product"
     assert explanation not in data["reason"]
+
+
+def test_a_refusal_is_counted_under_its_check_whatever_word_it_quotes():
+    cut = problem("The summary states the facts of the source and.", 60, WORDS, SOURCE)
+    other = problem("The summary states the facts of the source with.", 60, WORDS, SOURCE)
+    assert cut is not None and other is not None and cut != other
+    assert check_of(cut) == check_of(other) == "ends on a word a sentence cut short ends on"
+    assert check_of("repeats itself") == "repeats itself"

@@ -4,9 +4,9 @@ A text is shown as the judge wrote it when it reads as whole sentences and says 
 that can be checked: words (its inputs' words, or words of their language: `known_words`) and
 numbers as digits or words, joined by ordinary punctuation, each sentence starting with a
 capital and the text ending with a full stop; numbers it states are numbers of its inputs (for
-the explanation: the computed figures; for a reason saying its text holds a fact: that text's),
-an explanation gives the score and the limiting axis as they are, and a reason agrees with its
-verdict and speaks of its subject. Some failures only
+the explanation: the computed figures; for a reason saying its text holds a fact: that text's,
+and none in place of its subject's), an explanation gives the score and the limiting axis as
+they are, and a reason agrees with its verdict and speaks of its subject. Some failures only
 show in the finished text: a text that ended only because its word bound came (its last
 sentence is likely cut), or that ends on "and" (closed mid-thought), one too short to say
 anything ("The score is.", "Is it true that about.", "These."), one that loops. A live judge's
@@ -103,6 +103,21 @@ must hold: a reason that speaks mostly of other facts is about another claim or 
 
 
 _NOT_SENTENCES = "is not whole sentences of words and numbers"
+_UNKNOWN_WORD = "a word neither of the inputs nor of their language"
+_CUT_SHORT = "as a sentence cut short does"
+
+
+def check_of(found: str) -> str:
+    """The check a `problem` comes from, without the word it quotes ("uses 'QH', a word ..." ->
+    "uses a word ..."): one name per check, so refusals can be counted by check. Kept beside
+    the messages it reads, so a reworded message cannot split a count."""
+    if found.endswith(_UNKNOWN_WORD):
+        return f"uses {_UNKNOWN_WORD}"
+    if found.endswith(_CUT_SHORT):
+        return "ends on a word a sentence cut short ends on"
+    return found
+
+
 _TOKEN = rf"(?:[^\W\d_]+|{NUMBER})"
 _SHAPE = re.compile(
     r"[^\W\d_]+(?:(?:"
@@ -131,7 +146,7 @@ def _word_problem(text: str, vocabulary: Vocabulary) -> str | None:
     scripts = scripts_of(vocabulary.words)
     unknown = unknown_words(outside, scripts)
     if unknown:
-        return f"uses {unknown[0]!r}, a word neither of the inputs nor of their language"
+        return f"uses {unknown[0]!r}, {_UNKNOWN_WORD}"
     return None
 
 
@@ -151,7 +166,8 @@ def problem(
     not say the opposite of it, and must speak mostly of its subject; a reason affirming its
     verdict must speak mostly of what `grounds` (the text it says holds the fact) holds, and
     state only numbers `grounds` states: "The summary states that the shuttle crosses 1.5
-    kilometers upstream" is false of a summary that gives no distance, however well it reads."""
+    kilometers upstream" is false of a summary that gives no distance, however well it reads;
+    nor may it give other numbers in place of its subject's."""
     # Cheap checks first: most texts a small model writes fail one of them (the order decides
     # only which problem is named, never whether there is one).
     if not _SHAPE.fullmatch(text):
@@ -162,7 +178,7 @@ def problem(
         return "is too short to say anything"
     last = _LAST_TOKEN.search(text.lower())
     if last is not None and last.group() in _DANGLING:
-        return f"ends on {last.group()!r}, as a sentence cut short does"
+        return f"ends on {last.group()!r}, {_CUT_SHORT}"
     if _JUDGING_TERMS.isdisjoint(words):
         return "says nothing about the source, the summary or the verdict"
     if subject is not None and _stems(meaningful).isdisjoint(_content_stems(subject)):
@@ -190,7 +206,21 @@ def problem(
             return "says its text holds what it does not"
         if stated - numbers_stated(grounds):
             return "states a number its text does not hold"
+        if subject is not None and _substitutes(words, stated, subject):
+            return "gives another number in place of one it judges"
     return None
+
+
+def _substitutes(words: Sequence[str], stated: frozenset[str], subject: str) -> bool:
+    """Whether an affirming reason says the texts agree while giving other numbers in place of
+    its subject's: "the source states that the soup serves six ..., which matches the summary"
+    for a claim that it serves eight, or "the summary mentions April 12, which directly answers
+    the question" for a question about April 5. Without a word of agreement ("matches",
+    "answers", "confirms", ...) a reason may well state numbers of other facts than its
+    subject's ("the summary states that traffic uses the Mill Road crossing from April 3" for a
+    question about the crossing's distance), so it is not refused."""
+    own = numbers_stated(subject)
+    return bool(stated - own) and bool(own - stated) and not _AFFIRMING.isdisjoint(words)
 
 
 def _unfounded(meaningful: frozenset[str], grounds: str) -> bool:
@@ -363,22 +393,3 @@ def coverage_reasons(
         judged,
         grounds=inputs,
     )
-
-
-_AXES = frozenset({"alignment", "coverage"})
-_SCORE_STATED = re.compile(r"\bscore (?:is|was|of) (\d+(?:\.\d+)?)")
-
-
-def misstates(text: str, score: float, limiting_axis: str) -> str | None:
-    """Why an explanation misstates the result (None: it does not): it gives the score as
-    another of the figures ("The score is 1" when it is 0), or names only the axis that does
-    not limit it ("coverage was the weaker axis" when alignment was)."""
-    stated = _SCORE_STATED.findall(text.lower())
-    if any(float(value) != score for value in stated):
-        return f"gives the score as {stated[0]} where it is {score:g}"
-    if limiting_axis not in _AXES:
-        return None
-    named = _AXES.intersection(_WORD.findall(text.lower()))
-    if named and limiting_axis not in named:
-        return f"names {min(named)} where {limiting_axis} limits the score"
-    return None

@@ -14,7 +14,7 @@ from offline_scorer.errors import GenerationError
 from offline_scorer.formats import SUMMARIZATION_REQUESTS_REVISION
 from offline_scorer.judging.ask import ask
 from offline_scorer.judging.protocol import Completion, Judge, JudgeRequest, TextJudge, as_judge
-from offline_scorer.scorers.summarization import prompts, readable
+from offline_scorer.scorers.summarization import misstated_result, prompts, readable
 from offline_scorer.scorers.summarization.grounding import claims_of
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.reason import (
@@ -253,7 +253,7 @@ class SummarizationScorer:
         explanation = explained.explanation
         problem = readable.problem(
             explanation, words, prompts.reason_vocabulary(shown), figures_of(outcome), shown
-        ) or readable.misstates(explanation, outcome.score, outcome.limiting_axis)
+        ) or misstated_result.misstates(explanation, outcome.score, outcome.limiting_axis)
         if problem is not None:
             return written_explanation(outcome), False
         return explanation, True
