@@ -202,3 +202,4 @@ def test_the_version_a_writer_names():
     assert other_version(f"offline-scorer/{__version__} msgpack/1.1.0") is None
     assert other_version("offline-scorer/0.2.0 msgpack/1.1.0") == "0.2.0"
     assert other_version("tests") is None  # a writer that names no version
+    assert other_version("offline-scorer/dev msgpack/1.1.0") is None  # no release to install

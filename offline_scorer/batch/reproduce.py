@@ -171,12 +171,14 @@ def first_kind(results: Path) -> str:
     return kind
 
 
-_WRITER_VERSION = re.compile(r"offline-scorer/(\S+)")
+_WRITER_VERSION = re.compile(r"offline-scorer/(\d+(?:\.\d+)+)(?:\s|$)")
+"""A released version in a cassette's writer; a build run from an uninstalled source tree writes
+"offline-scorer/dev", which no `pip install` can fetch, so it gets no advice."""
 
 
 def other_version(writer: str) -> str | None:
-    """The offline-scorer version named by a cassette's writer ("offline-scorer/0.2.0
-    msgpack/1.1.0") when it is not this one; None when it is this one or names none."""
+    """The offline-scorer release named by a cassette's writer ("offline-scorer/0.2.0
+    msgpack/1.1.0") when it is not this one; None when it is this one or names no release."""
     found = _WRITER_VERSION.match(writer)
     if found is None or found.group(1) == __version__:
         return None
