@@ -33,28 +33,34 @@ from offline_scorer.assembly.open import JudgeSettings, open_judge  # noqa: E402
 from offline_scorer.assembly.run_spec import RunSpec  # noqa: E402
 from offline_scorer.cassette.judge import RecordMode  # noqa: E402
 from offline_scorer.scorers.summarization import misstated_result, readable  # noqa: E402
+from offline_scorer.scorers.summarization.refusal import Refusal  # noqa: E402
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer  # noqa: E402
 
-Refusal = dict[str, Any]
+Refused = dict[str, Any]
+
+
+def _refused(found: Refusal, text: str, subject: str | None) -> Refused:
+    return {"check": found.check, "detail": found.detail, "text": text, "subject": subject}
 
 
 @contextmanager
-def watching() -> Iterator[list[Refusal]]:
-    """Every refusal the readability checks make inside the block: (check, text, subject)."""
-    refusals: list[Refusal] = []
+def watching() -> Iterator[list[Refused]]:
+    """Every refusal the readability checks make inside the block: (check, detail, text,
+    subject)."""
+    refusals: list[Refused] = []
     problem, misstates = readable.problem, misstated_result.misstates
 
-    def watched_problem(text: str, *args: Any, **kwargs: Any) -> str | None:
+    def watched_problem(text: str, *args: Any, **kwargs: Any) -> Refusal | None:
         found = problem(text, *args, **kwargs)
         if found is not None:
             subject = args[3] if len(args) > 3 else kwargs.get("subject")
-            refusals.append({"check": found, "text": text, "subject": subject})
+            refusals.append(_refused(found, text, subject))
         return found
 
-    def watched_misstates(text: str, score: float, limiting_axis: str) -> str | None:
+    def watched_misstates(text: str, score: float, limiting_axis: str) -> Refusal | None:
         found = misstates(text, score, limiting_axis)
         if found is not None:
-            refusals.append({"check": "misstates the result", "text": text, "subject": found})
+            refusals.append(_refused(found, text, f"score {score:g}, limited by {limiting_axis}"))
         return found
 
     readable.problem = watched_problem  # type: ignore[assignment]
@@ -65,7 +71,7 @@ def watching() -> Iterator[list[Refusal]]:
         readable.problem, misstated_result.misstates = problem, misstates
 
 
-def refusals_of(data: Path, model: str, cassette: Path, rows: int | None) -> list[Refusal]:
+def refusals_of(data: Path, model: str, cassette: Path, rows: int | None) -> list[Refused]:
     settings = JudgeSettings(model=model, cassette=cassette, mode=RecordMode.REPLAY)
     options = RunSpec.of("summarization", {}, settings).options  # the judge's own, as eval has
     judge, _spec = open_judge(settings)
@@ -83,8 +89,8 @@ def one_line(text: str | None, width: int = 200) -> str:
     return flat if len(flat) <= width else flat[: width - 3] + "..."
 
 
-def table(refusals: list[Refusal], examples: int, show: Callable[[str], None]) -> None:
-    counts = Counter(readable.check_of(refusal["check"]) for refusal in refusals)
+def table(refusals: list[Refused], examples: int, show: Callable[[str], None]) -> None:
+    counts = Counter(refusal["check"] for refusal in refusals)
     show(f"{len(refusals)} texts refused\n")
     show("| check that refused the text | texts |")
     show("| --- | ---: |")
@@ -92,7 +98,7 @@ def table(refusals: list[Refusal], examples: int, show: Callable[[str], None]) -
         show(f"| {check} | {count} |")
     for check, _count in counts.most_common():
         show(f"\n{check}:")
-        for refusal in [r for r in refusals if readable.check_of(r["check"]) == check][:examples]:
+        for refusal in [r for r in refusals if r["check"] == check][:examples]:
             show(f"  about: {one_line(refusal['subject'])}")
             show(f"  text:  {refusal['text']}")
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from offline_scorer.scorers.summarization.describe import describe
-from offline_scorer.scorers.summarization.readable import check_of, problem
+from offline_scorer.scorers.summarization.readable import problem
 from offline_scorer.scorers.summarization.schemas import MAX_REASON_WORDS
 from offline_scorer.scorers.summarization.sentence import GENERIC, vocabulary_of
 from offline_scorer.scorers.summarization.stated_numbers import numbers_stated
@@ -33,7 +33,7 @@ CUT = "The source says the ferry left Port Alder, with passengers, at May."
         ("The source says the ferry left at nine with 41 people.", "states a number"),
         ("The ferry \u214f left Port Alder on time.", "is not whole sentences"),
         ("The source says the ferry left Port Alder, \u6771\u4eac.", "neither of the inputs"),
-        ("The source says the ferry left with ilk ible passengers.", "uses 'ible'"),
+        ("The source says the ferry left with ilk ible passengers.", "of their language: 'ible'"),
         ("The source says the ferry departed punctually, as scheduled.", None),
         ("The source gives Alder's ferry no time of day.", None),  # a name's possessive
         ("The summary doesn't say the ferry departed.", None),
@@ -42,7 +42,7 @@ CUT = "The source says the ferry left Port Alder, with passengers, at May."
         ("Is it true that about.", "too short"),
         ("The ferry is said to be on time, .", "is not whole sentences"),
         ("The source says the ferry left  on time.", "is not whole sentences"),
-        ("The source says the ferry left with.", "ends on 'with'"),
+        ("The source says the ferry left with.", "cut short ends on: 'with'"),
         ("The source says the ferry left Port Alder with 40.", None),  # a number ends it
         ("Does the source say the ferry left on time?", "is not whole sentences"),
         ("The ferry of the source of the ferry of the source.", "repeats itself"),
@@ -55,7 +55,7 @@ CUT = "The source says the ferry left Port Alder, with passengers, at May."
 def test_a_text_is_shown_only_when_it_reads_as_whole_sentences(text: str, why: str | None) -> None:
     assert len(CUT.split()) == 12
     found = problem(text, 12, WORDS, SOURCE)
-    assert (found is None) if why is None else (why in (found or "")), found
+    assert (found is None) if why is None else (why in str(found)), found
 
 
 CLAIM = "A ferry left Port Alder with passengers."
@@ -76,7 +76,7 @@ def test_a_reason_must_agree_with_its_verdict_and_speak_of_its_subject(
     text: str, verdict: bool, why: str | None
 ) -> None:
     found = problem(text, MAX_REASON_WORDS, WORDS, SOURCE, CLAIM, verdict)
-    assert (found is None) if why is None else (why in (found or "")), found
+    assert (found is None) if why is None else (why in str(found)), found
 
 
 QUESTION = "Is it true that the ferry was inspected by engineers from Quillmarsh in January?"
@@ -98,7 +98,7 @@ def test_an_affirming_reason_speaks_of_what_its_text_holds(
 ) -> None:
     words = vocabulary_of(summary, QUESTION)
     found = problem(text, MAX_REASON_WORDS, words, summary, QUESTION, verdict, grounds=summary)
-    assert (found is None) if why is None else (why in (found or "")), found
+    assert (found is None) if why is None else (why in str(found)), found
 
 
 NEGATED = "Passengers will not need new tickets for the ferry."
@@ -118,7 +118,7 @@ def test_a_denying_word_the_subject_writes_is_not_a_denial(
 ) -> None:
     words = vocabulary_of(SOURCE, NEGATED)
     found = problem(text, MAX_REASON_WORDS, words, SOURCE, NEGATED, verdict)
-    assert (found is None) if why is None else (why in (found or "")), found
+    assert (found is None) if why is None else (why in str(found)), found
 
 
 def test_a_loop_is_read_over_words_and_numbers() -> None:
@@ -127,7 +127,7 @@ def test_a_loop_is_read_over_words_and_numbers() -> None:
     shown = "The source says the council voted 7 to 2 to close the bridge."
     assert problem(shown, MAX_REASON_WORDS, words, source) is None
     looped = "The source says the council voted to to close the bridge."
-    assert "repeats" in (problem(looped, MAX_REASON_WORDS, words, source) or "")
+    assert "repeats" in str(problem(looped, MAX_REASON_WORDS, words, source))
 
 
 def test_fact_nouns_count_in_what_a_reason_says_its_text_holds() -> None:
@@ -135,7 +135,7 @@ def test_fact_nouns_count_in_what_a_reason_says_its_text_holds() -> None:
     text = "The summary states that the ferry's phone number will not change."
     words = vocabulary_of(SUMMARY, question)
     found = problem(text, MAX_REASON_WORDS, words, SUMMARY, question, True, grounds=SUMMARY)
-    assert "holds" in (found or ""), found
+    assert "holds" in str(found), found
 
 
 @pytest.mark.parametrize(
@@ -156,7 +156,7 @@ def test_an_affirming_reason_states_only_numbers_its_text_holds(text: str, why: 
     # the question's numbers may be stated (numbers_from), but the reason says the summary holds it
     numbers_from = f"{summary}\n{question}"
     found = problem(text, MAX_REASON_WORDS, words, numbers_from, question, True, grounds=summary)
-    assert (found is None) if why is None else (why in (found or "")), found
+    assert (found is None) if why is None else (why in str(found)), found
 
 
 SOUP_SOURCE = "Hanne Lorimer's lentil soup serves six and takes about 50 minutes."
@@ -182,7 +182,7 @@ def test_an_affirming_reason_gives_no_other_number_in_place_of_its_subjects(
     claim = SOUP_CLAIM if why else "Hanne Lorimer's lentil soup takes about 50 minutes."
     words = vocabulary_of(SOUP_SOURCE, claim, "matches the summary")
     found = problem(text, MAX_REASON_WORDS, words, SOUP_SOURCE, claim, True, grounds=SOUP_SOURCE)
-    assert (found is None) if why is None else (why in (found or "")), found
+    assert (found is None) if why is None else (why in str(found)), found
 
 
 def test_numbers_are_read_in_words_and_digits() -> None:
@@ -272,7 +272,7 @@ def test_reason_bound_is_the_decoding_bound() -> None:
     words += " date names number figures amount place time"
     text = f"The {words}."
     assert len(text.split()) == MAX_REASON_WORDS
-    assert "word bound" in (problem(text, MAX_REASON_WORDS, GENERIC, "") or "")
+    assert "word bound" in str(problem(text, MAX_REASON_WORDS, GENERIC, ""))
 
 
 def test_an_unknown_free_text_style_is_one_line(tmp_path) -> None:
@@ -288,18 +288,18 @@ def test_an_unknown_free_text_style_is_one_line(tmp_path) -> None:
 
 def test_a_reason_must_judge_and_be_about_its_subject() -> None:
     numbers = SOURCE
-    assert "says nothing about" in (
-        problem("The ferry passengers are at Port Alder.", 20, WORDS, numbers) or ""
+    assert "says nothing about" in str(
+        problem("The ferry passengers are at Port Alder.", 20, WORDS, numbers)
     )
-    assert "copies a question" in (
-        problem("Is it true that the source says the ferry left.", 20, WORDS, numbers) or ""
+    assert "copies a question" in str(
+        problem("Is it true that the source says the ferry left.", 20, WORDS, numbers)
     )
-    assert "repeats itself" in (
-        problem("The source says the the ferry left.", 20, WORDS, numbers) or ""
+    assert "repeats itself" in str(
+        problem("The source says the the ferry left.", 20, WORDS, numbers)
     )
     about_rain = "Is it true that it rained at sea?"
-    assert "is not about what it judges" in (
-        problem("The source says the ferry left Port Alder.", 20, WORDS, numbers, about_rain) or ""
+    assert "is not about what it judges" in str(
+        problem("The source says the ferry left Port Alder.", 20, WORDS, numbers, about_rain)
     )
     assert problem(GOOD, 20, WORDS, numbers, SUMMARY) is None
 
@@ -348,5 +348,6 @@ def test_a_refusal_is_counted_under_its_check_whatever_word_it_quotes():
     cut = problem("The summary states the facts of the source and.", 60, WORDS, SOURCE)
     other = problem("The summary states the facts of the source with.", 60, WORDS, SOURCE)
     assert cut is not None and other is not None and cut != other
-    assert check_of(cut) == check_of(other) == "ends on a word a sentence cut short ends on"
-    assert check_of("repeats itself") == "repeats itself"
+    assert cut.check == other.check == "ends on a word a sentence cut short ends on"
+    assert (cut.detail, other.detail) == ("'and'", "'with'")
+    assert str(cut) == "ends on a word a sentence cut short ends on: 'and'"

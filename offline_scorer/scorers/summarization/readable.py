@@ -29,6 +29,7 @@ import snowballstemmer
 
 from offline_scorer.scorers.summarization.grounding import QUESTION_FRAME, content_words
 from offline_scorer.scorers.summarization.known_words import scripts_of, unknown_words
+from offline_scorer.scorers.summarization.refusal import Refusal
 from offline_scorer.scorers.summarization.schemas import (
     ClaimVerdict,
     QuestionVerdict,
@@ -56,7 +57,6 @@ MIN_CONTENT_WORDS = 2  # words that are not function words ("Is it true that abo
 # Words an English sentence does not end on: a text ending so was closed mid-thought.
 _DANGLING_WORDS = "a an the and or but nor of to with for from as than into onto its their whose"
 _DANGLING = frozenset(_DANGLING_WORDS.split())
-_WORD = WORD
 _WORD_OR_NUMBER = re.compile(f"{WORD_PATTERN}|{NUMBER}")
 """Words and numbers in order: a loop is read over both, or "voted 7 to 2 to close" would read
 as "to to"."""
@@ -102,22 +102,6 @@ MIN_ON_SUBJECT = 0.5
 must hold: a reason that speaks mostly of other facts is about another claim or question."""
 
 
-_NOT_SENTENCES = "is not whole sentences of words and numbers"
-_UNKNOWN_WORD = "a word neither of the inputs nor of their language"
-_CUT_SHORT = "as a sentence cut short does"
-
-
-def check_of(found: str) -> str:
-    """The check a `problem` comes from, without the word it quotes ("uses 'QH', a word ..." ->
-    "uses a word ..."): one name per check, so refusals can be counted by check. Kept beside
-    the messages it reads, so a reworded message cannot split a count."""
-    if found.endswith(_UNKNOWN_WORD):
-        return f"uses {_UNKNOWN_WORD}"
-    if found.endswith(_CUT_SHORT):
-        return "ends on a word a sentence cut short ends on"
-    return found
-
-
 _TOKEN = rf"(?:[^\W\d_]+|{NUMBER})"
 _SHAPE = re.compile(
     r"[^\W\d_]+(?:(?:"
@@ -126,7 +110,7 @@ _SHAPE = re.compile(
 )
 
 
-def _word_problem(text: str, vocabulary: Vocabulary) -> str | None:
+def _word_problem(text: str, vocabulary: Vocabulary) -> Refusal | None:
     """Why a word may not stand in the text (None: every word may): a sentence must start with a
     capital (or a word the inputs write so), and a word outside the inputs' and judging words
     must be a word of the inputs' scripts (`known_words`). The vocabulary's side is set lookups:
@@ -135,10 +119,10 @@ def _word_problem(text: str, vocabulary: Vocabulary) -> str | None:
     for sentence in text[:-1].split(". "):
         first = counted_words(sentence)[:1]
         if not first or (first[0] not in starts and not first[0][:1].isupper()):
-            return "has a sentence that does not start with a capital"
+            return Refusal("has a sentence that does not start with a capital")
     outside = [
         word
-        for word in (_POSSESSIVE.sub("", w) for w in _WORD.findall(text))
+        for word in (_POSSESSIVE.sub("", w) for w in WORD.findall(text))
         if any(part not in body and part not in starts for part in counted_words(word))
     ]
     if not outside:
@@ -146,7 +130,7 @@ def _word_problem(text: str, vocabulary: Vocabulary) -> str | None:
     scripts = scripts_of(vocabulary.words)
     unknown = unknown_words(outside, scripts)
     if unknown:
-        return f"uses {unknown[0]!r}, {_UNKNOWN_WORD}"
+        return Refusal("uses a word neither of the inputs nor of their language", repr(unknown[0]))
     return None
 
 
@@ -159,7 +143,7 @@ def problem(
     subject: str | None = None,
     verdict: bool | None = None,
     grounds: str | None = None,
-) -> str | None:
+) -> Refusal | None:
     """Why `text` is not shown to a person (None: it is). It may state the numbers the text
     `numbers_from` states (read only when it states one); a text about `subject` (the claim,
     the question, the facts) must share a content word with it; a reason for a `verdict` must
@@ -171,43 +155,43 @@ def problem(
     # Cheap checks first: most texts a small model writes fail one of them (the order decides
     # only which problem is named, never whether there is one).
     if not _SHAPE.fullmatch(text):
-        return _NOT_SENTENCES
-    words = _WORD.findall(text.lower())
+        return Refusal("is not whole sentences of words and numbers")
+    words = WORD.findall(text.lower())
     meaningful = _content_set(text)
     if len(words) < MIN_WORDS or len(meaningful) < MIN_CONTENT_WORDS:
-        return "is too short to say anything"
+        return Refusal("is too short to say anything")
     last = _LAST_TOKEN.search(text.lower())
     if last is not None and last.group() in _DANGLING:
-        return f"ends on {last.group()!r}, {_CUT_SHORT}"
+        return Refusal("ends on a word a sentence cut short ends on", repr(last.group()))
     if _JUDGING_TERMS.isdisjoint(words):
-        return "says nothing about the source, the summary or the verdict"
+        return Refusal("says nothing about the source, the summary or the verdict")
     if subject is not None and _stems(meaningful).isdisjoint(_content_stems(subject)):
-        return "is not about what it judges"
+        return Refusal("is not about what it judges")
     if text.startswith(QUESTION_FRAME):
-        return "copies a question instead of giving a reason"
+        return Refusal("copies a question instead of giving a reason")
     if _loops(_WORD_OR_NUMBER.findall(text.lower())):
-        return "repeats itself"
+        return Refusal("repeats itself")
     if len(counted_words(text)) >= max_words:
-        return "ended only at its word bound"
+        return Refusal("ended only at its word bound")
     if any(len(counted_words(sentence)) < MIN_SENTENCE_WORDS for sentence in text.split(". ")):
-        return "has a sentence too short to say anything"
+        return Refusal("has a sentence too short to say anything")
     word_problem = _word_problem(text, vocabulary)
     if word_problem is not None:
         return word_problem
     stated = numbers_stated(text)
     if stated and stated - numbers_stated(numbers_from):
-        return "states a number the figures do not hold"
+        return Refusal("states a number the figures do not hold")
     if verdict is not None and subject is not None:
         disagreement = _disagreement(words, meaningful, subject, verdict)
         if disagreement is not None:
             return disagreement
     if verdict and grounds is not None:
         if _unfounded(meaningful, grounds):
-            return "says its text holds what it does not"
+            return Refusal("says its text holds what it does not")
         if stated - numbers_stated(grounds):
-            return "states a number its text does not hold"
+            return Refusal("states a number its text does not hold")
         if subject is not None and _substitutes(words, stated, subject):
-            return "gives another number in place of one it judges"
+            return Refusal("gives another number in place of one it judges")
     return None
 
 
@@ -252,19 +236,19 @@ def _denials(words: Sequence[str]) -> Counter[str]:
 
 def _disagreement(
     words: Sequence[str], meaningful: frozenset[str], subject: str, verdict: bool
-) -> str | None:
+) -> Refusal | None:
     """Why a reason does not fit its verdict and subject (None: it does). A denying word the
     subject also writes is the subject's own: "patients will not need to re-register" restates
     a claim that says so, it does not deny it."""
-    denies = bool(_denials(words) - _denials(_WORD.findall(subject.lower())))
+    denies = bool(_denials(words) - _denials(WORD.findall(subject.lower())))
     if verdict and denies:
-        return "denies what its verdict affirms"
+        return Refusal("denies what its verdict affirms")
     if not verdict and not denies and not _AFFIRMING.isdisjoint(words):
-        return "affirms what its verdict denies"
+        return Refusal("affirms what its verdict denies")
     own = meaningful - JUDGING_WORDS
     on_subject = _content_stems(subject)
     if own and sum(_stem(w) in on_subject for w in own) < MIN_ON_SUBJECT * len(own):
-        return "speaks mostly of something other than what it judges"
+        return Refusal("speaks mostly of something other than what it judges")
     return None
 
 
