@@ -8,11 +8,13 @@
 2. Every row of DATA (the first N with --rows) scored live once, as `eval` scores it (the
    judge's registry options). Per evaluation: wall time; tokens prefilled (prompt tokens
    evaluated after the KV cache's reused prefix); tokens the grammar forced; tokens sampled.
-3. The floor of an evaluation: (prefilled + forced) / prefill rate + sampled / decode rate;
-   beside it the floor without the reused prefix (every prompt token prefilled), the cost the
-   prompt cache saves.
+3. The floor of an evaluation: (prefilled + forced and evaluated) / prefill rate + sampled /
+   decode rate; beside it the floor without the reused prefix (every prompt token prefilled),
+   the cost the prompt cache saves.
    Forced tokens go through in one batch after the token that made them certain, so they cost
-   what prompt tokens cost; every sampled token costs one decode step. Grammar masks, the
+   what prompt tokens cost; those that end an answer are not evaluated at all (no logits would
+   be read after them), nor is the prompt of an answer the grammar writes whole. Every sampled
+   token costs one decode step. Grammar masks, the
    scorer's Python and the cassette are not in the floor: they are what the ratio shows.
 4. With --plain: one plain read of each pair (`bench_ceiling`'s prompt, cache emptied first),
    timed, so an evaluation can be set against reading the pair once.
@@ -84,6 +86,7 @@ def evaluate(
             counting.completion_tokens,
             counting.forced_tokens,
             counting.prompt_tokens,
+            engine.forced_evaluated,
         )
         started = time.perf_counter()
         scorer.score_texts(row["source"], row["summary"])
@@ -98,6 +101,7 @@ def evaluate(
                 "prompt_tokens": counting.prompt_tokens - before[3],
                 "prefilled": prefilled,
                 "forced": forced,
+                "forced_evaluated": engine.forced_evaluated - before[4],
                 "sampled": sampled,
             }
         )
@@ -142,7 +146,7 @@ def main() -> int:
     if recorder is not None:
         recorder.close()
     for row in measured:
-        row["floor"] = (row["prefilled"] + row["forced"]) / prefill_rate + row[
+        row["floor"] = (row["prefilled"] + row["forced_evaluated"]) / prefill_rate + row[
             "sampled"
         ] / decode_rate
         row["ratio"] = row["seconds"] / row["floor"]
@@ -184,6 +188,7 @@ def report(
         "median_prompt_tokens": median("prompt_tokens"),
         "median_prefilled": median("prefilled"),
         "median_forced": median("forced"),
+        "median_forced_evaluated": median("forced_evaluated"),
         "median_sampled": median("sampled"),
     }
     if plain:

@@ -166,3 +166,69 @@ def test_missing_model_file_in_process(tmp_path):
 
     with pytest.raises(ModelError, match="GGUF file not found"):
         ModelSpec(name="ghost", path=tmp_path / "ghost.gguf").verify()
+
+
+def test_an_answer_the_grammar_writes_whole_reads_no_prompt(live_judge):
+    from offline_scorer.scorers.summarization.prompts import questions_request
+
+    source = "The ferry left Port Alder at noon. It carried forty passengers to the island."
+    request = questions_request(source, 10, "sentences")  # fewer candidates than asked: forced
+    engine = live_judge.engine
+    before = (engine.prefilled, engine.forced_evaluated)
+    completion = live_judge.complete(request)
+    assert (engine.prefilled, engine.forced_evaluated) == before  # the model read nothing
+    assert completion.usage.forced_tokens == completion.usage.completion_tokens > 0
+    assert json.loads(completion.text)["questions"] == [
+        "Is it true that the ferry left Port Alder at noon?",
+        "Is it true that it carried forty passengers to the island?",
+    ]
+
+
+def test_forced_tokens_that_end_an_answer_are_not_run_through_the_model(live_judge):
+    schema = {
+        "type": "object",
+        "properties": {
+            "supported": {"type": "boolean"},
+            "checked_by": {"const": "the grammar, not the model, writes this part"},
+        },
+        "required": ["supported", "checked_by"],
+        "additionalProperties": False,
+    }
+    request = JudgeRequest(
+        step="probe",
+        messages=(Message("user", "Is 1999 after 1997? Answer in JSON."),),
+        output_schema=schema,
+        sampling=SamplingSettings(max_tokens=64),
+    )
+    engine = live_judge.engine
+    before = engine.forced_evaluated
+    completion = live_judge.complete(request)
+    data = json.loads(completion.text)
+    assert data["checked_by"] == "the grammar, not the model, writes this part"
+    assert len(completion.verdict_probabilities or ()) == 1
+    # '{"supported":' is run through the model (the verdict is read after it); the rest, forced
+    # to the end of the answer, is not
+    assert 0 < engine.forced_evaluated - before < completion.usage.forced_tokens - 8
+
+
+def test_a_recurring_prompt_opening_is_put_back_with_the_state_reading_it_gives(live_judge):
+    import numpy as np
+
+    engine = live_judge.engine
+    llama = engine.llama
+    rules = " ".join(f"Rule {n}: judge only from the text you are given." for n in range(60))
+    first = engine.tokenize(rules + " Is 1999 after 1997?")
+    other = engine.tokenize("Something else entirely. " + rules)
+    chunk = llama.n_batch  # a prompt this long ends its first chunk here (`prefill`)
+    assert len(first) > chunk and first[:chunk] != other[:chunk]
+
+    def last_logits(tokens: list[int]) -> np.ndarray:
+        engine.eval_prompt(tokens)
+        return np.array(llama._ctx.get_logits_ith(-1)[: engine.rt.n_vocab])
+
+    read = last_logits(first)  # read whole; its first chunk's state is kept
+    last_logits(other)  # the cache now holds another prompt
+    before = engine.prefilled
+    put_back = last_logits(first)
+    assert engine.prefilled - before == len(first) - chunk  # the opening was not read again
+    assert np.array_equal(read, put_back)

@@ -9,6 +9,7 @@ swallows exceptions: a failing constraint there silently becomes an unconstraine
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -43,12 +44,24 @@ class GrammarConstraint:
         if error:
             raise GenerationError(f"{self.step}: grammar constraint failed: {error}")
 
-    def mask_logits(self, logits: np.ndarray) -> np.ndarray:
-        """Logits with every token the grammar forbids set to -inf."""
+    def _allowed(self) -> np.ndarray:
+        """Whether each token of the vocabulary may come next (a boolean per token id)."""
         self._fill(self.matcher, self.bitmask, 0)
         self._check()
         allowed = np.unpackbits(self.bitmask[0].view(np.uint8), bitorder="little")
-        return np.where(allowed[: self.n_vocab].astype(bool), logits, -np.inf)
+        return allowed[: self.n_vocab].astype(bool)
+
+    def mask_logits(self, logits: np.ndarray) -> np.ndarray:
+        """Logits with every token the grammar forbids set to -inf."""
+        return np.where(self._allowed(), logits, -np.inf)
+
+    def only_end_remains(self, ends_generation: Callable[[int], bool]) -> bool:
+        """Whether the answer is complete and the grammar allows nothing after it but a token
+        that ends generation: the tokens so far are then the whole answer."""
+        if not self.matcher.is_accepting():
+            return False
+        allowed = np.flatnonzero(self._allowed())
+        return len(allowed) > 0 and all(ends_generation(int(token)) for token in allowed)
 
     def consume(self, token: int) -> None:
         if not self.matcher.consume_token(token):

@@ -20,6 +20,7 @@ from offline_scorer.backends.llama_cpp.constraint import GrammarConstraint
 from offline_scorer.backends.llama_cpp.guard import FreeTextGuard
 from offline_scorer.backends.llama_cpp.prefill import chunk_ends, reusable
 from offline_scorer.backends.llama_cpp.prompt_tokens import prompt_tokens
+from offline_scorer.backends.llama_cpp.saved_prefixes import SavedPrefixes
 from offline_scorer.errors import ModelError
 from offline_scorer.judging.protocol import Message
 from offline_scorer.models.entry import GGUF_TEMPLATE
@@ -112,6 +113,10 @@ class Engine:
         self.prefilled = 0
         """Prompt tokens evaluated since the engine was made, after the reused prefix: what a
         floor of live judging (`bench/bench_floor.py`) counts. Never part of a result."""
+        self.forced_evaluated = 0
+        """Tokens the grammar forced that were run through the model, for the same count: a
+        forced run that ends the answer is not (its logits would never be read)."""
+        self.saved = SavedPrefixes()
         self.chat_template = self.template()
         self._formatter = self._make_formatter(self.chat_template)
 
@@ -174,19 +179,25 @@ class Engine:
 
     def eval_prompt(self, tokens: list[int]) -> None:
         """Evaluate a prompt in the chunks `prefill.chunk_ends` gives it, keeping from the cache
-        only whole chunks it shares: the state after the prompt is then the same whatever the
-        cache held before (`prefill` says why that needs care)."""
+        only whole chunks it shares, or putting back its first chunk's saved state: the state
+        after the prompt is then the same whatever the cache held before (`prefill` says why
+        that needs care)."""
         rt = self.rt
         llama = rt.llama
         ends, settled = chunk_ends(tokens, self.piece, llama.n_batch)
+        first = ends[0]
         keep = 0
         if self.reuse_prefix:
             keep = reusable(ends, self._shared_with_cache(tokens))
+            if keep < first < len(tokens) and self.saved.restore(llama, tokens[:first]):
+                keep = first
         llama.n_tokens = keep  # eval() drops the KV cache beyond n_tokens
         start = keep
         for end in ends:
             if end > start:
                 llama.eval(tokens[start:end])
+                if self.reuse_prefix and start == 0 and end == first < len(tokens):
+                    self.saved.save(llama, tokens[:first])
                 start = end
         rt.settled = tokens[:settled]
         self.prefilled += len(tokens) - keep
@@ -278,19 +289,43 @@ class Engine:
         """Greedy decoding: (tokens, how many were forced by the grammar, finished?).
 
         At each boolean verdict the decoder commits to `true` exactly when P(true) reaches the
-        judge's threshold, and appends P(true) to `verdicts` (when given).
+        judge's threshold, and appends P(true) to `verdicts` (when given). Tokens the grammar
+        forces to the end of the answer are not run through the model, and an answer the
+        grammar writes whole (the questions when the source has no more candidates than are
+        asked) does not read its prompt: no logits would be read after them, and the next
+        prompt's state does not depend on this one (`prefill`), so the bytes are the same.
         """
         import llama_cpp
 
         rt = self.rt
         llama = rt.llama
-        self.eval_prompt(prompt)
+
+        def complete() -> bool:
+            """The grammar leaves nothing to choose but the end (within the budget, where the
+            next step would pick it): no logits are needed."""
+            if constraint is None:
+                return False
+            if constraint.finished:
+                return True
+            return (
+                stop_at_eog
+                and len(generated) < budget
+                and constraint.only_end_remains(
+                    lambda token: bool(llama_cpp.llama_vocab_is_eog(rt.vocab, token))
+                )
+            )
+
         generated: list[int] = []
         forced = 0
         if constraint is not None and (opening := constraint.forced()):
             generated += opening
             forced += len(opening)
-            llama.eval(opening)
+        if complete():
+            return generated, forced, True  # the grammar wrote the whole answer: nothing to read
+        self.eval_prompt(prompt)
+        if generated:
+            llama.eval(generated)
+            self.forced_evaluated += len(generated)
         while len(generated) < budget:
             pointer = llama_cpp.llama_get_logits_ith(llama.ctx, -1)
             logits = np.ctypeslib.as_array(pointer, shape=(rt.n_vocab,))
@@ -305,7 +340,8 @@ class Engine:
                 if guard is not None and len(step_tokens) > 1:
                     guard.new_string()
             generated += step_tokens
-            if constraint is not None and constraint.finished:
+            if complete():
                 return generated, forced, True
             llama.eval(step_tokens)
+            self.forced_evaluated += len(step_tokens) - 1
         return generated, forced, False
