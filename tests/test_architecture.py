@@ -31,6 +31,20 @@ def test_no_module_over_400_lines():
     assert long == {}
 
 
+MAX_FUNCTION_LINES = 60
+
+
+def test_no_function_over_60_lines():
+    long = {
+        f"{name}.{node.name}": length
+        for name, path in _modules().items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and (length := node.end_lineno - node.lineno + 1) > MAX_FUNCTION_LINES
+    }
+    assert long == {}
+
+
 def test_nothing_is_forwarded_across_the_judge_seam():
     """No `__getattr__` anywhere, and no `getattr` on judges: the protocol is the contract."""
     offenders = []

@@ -275,6 +275,21 @@ class Engine:
             guard.chose(token)
         return token
 
+    def _nothing_left(self, constraint: GrammarConstraint | None, may_end: bool) -> bool:
+        """Whether the grammar leaves nothing to choose: it has finished, or (where the next
+        step could pick the end, `may_end`) it allows nothing but a token that ends generation.
+        The logits a further evaluation gives would then go unread."""
+        import llama_cpp
+
+        if constraint is None:
+            return False
+        if constraint.finished:
+            return True
+        vocab = self.rt.vocab
+        return may_end and constraint.only_end_remains(
+            lambda token: bool(llama_cpp.llama_vocab_is_eog(vocab, token))
+        )
+
     def decode(
         self,
         prompt: list[int],
@@ -301,19 +316,7 @@ class Engine:
         llama = rt.llama
 
         def complete() -> bool:
-            """The grammar leaves nothing to choose but the end (within the budget, where the
-            next step would pick it): no logits are needed."""
-            if constraint is None:
-                return False
-            if constraint.finished:
-                return True
-            return (
-                stop_at_eog
-                and len(generated) < budget
-                and constraint.only_end_remains(
-                    lambda token: bool(llama_cpp.llama_vocab_is_eog(rt.vocab, token))
-                )
-            )
+            return self._nothing_left(constraint, stop_at_eog and len(generated) < budget)
 
         generated: list[int] = []
         forced = 0
