@@ -232,3 +232,30 @@ def test_a_recurring_prompt_opening_is_put_back_with_the_state_reading_it_gives(
     put_back = last_logits(first)
     assert engine.prefilled - before == len(first) - chunk  # the opening was not read again
     assert np.array_equal(read, put_back)
+
+
+def test_a_quoted_reason_leaves_the_verdict_probability_as_it_was(live_judge):
+    """With quoted evidence an affirmed verdict gives a sentence of its text as its reason;
+    the verdict is read at the same point of the same prompt, so P(true) is the same number."""
+    from pathlib import Path
+
+    from offline_scorer.scorers.summarization.grounding import as_quote, claims_of
+    from offline_scorer.scorers.summarization.prompts import claim_request, question_request
+
+    source = Path(SOURCE).read_text(encoding="utf-8").strip()
+    summary = Path(SUMMARY).read_text(encoding="utf-8").strip()
+    question = "Is it true that the library lends seeds to residents?"
+    claim = claims_of(summary)[0]
+    pairs = (
+        [question_request(summary, question, "open", 0.01, quote) for quote in (False, True)],
+        [claim_request(source, summary, claim, "open", 0.01, quote) for quote in (False, True)],
+    )
+    for (plain_request, quoting_request), quoting_from, text in zip(
+        pairs, ("summary", "source"), (summary, source), strict=True
+    ):
+        plain = live_judge.complete(plain_request)
+        quoting = live_judge.complete(quoting_request)
+        assert quoting.verdict_probabilities == plain.verdict_probabilities
+        answer = json.loads(quoting.text)
+        assert answer[next(iter(answer))] is True  # at threshold 0.01
+        assert answer["reason"] in [as_quote(s, quoting_from) for s in claims_of(text)]

@@ -87,7 +87,10 @@ def _one_verdict(
     """(position, verdict) of the scripted verdict a one-verdict request asks for, or None for
     any other request. Such a request names its claim or question after the texts it shares
     with the others (a claim also stands in the summary before it): the one named last."""
-    properties = list((schema or {}).get("properties", {}))
+    shape = schema or {}
+    if "anyOf" in shape:  # a reason that depends on the verdict: each branch has its fields
+        shape = shape["anyOf"][0]
+    properties = list(shape.get("properties", {}))
     if len(properties) != 2 or properties[0] not in _ONE_VERDICT:
         return None
     verdicts, field = _ONE_VERDICT[properties[0]]

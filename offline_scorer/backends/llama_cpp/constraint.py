@@ -38,6 +38,7 @@ class GrammarConstraint:
         self.n_vocab = n_vocab
         self.bitmask = llguidance.numpy.allocate_token_bitmask(1, tokenizer.vocab_size)
         self._fill = llguidance.numpy.fill_next_token_bitmask
+        self._mask: np.ndarray | None = None  # the current position's, until a token is taken
 
     def _check(self) -> None:
         error = self.matcher.get_error()
@@ -45,11 +46,15 @@ class GrammarConstraint:
             raise GenerationError(f"{self.step}: grammar constraint failed: {error}")
 
     def _allowed(self) -> np.ndarray:
-        """Whether each token of the vocabulary may come next (a boolean per token id)."""
-        self._fill(self.matcher, self.bitmask, 0)
-        self._check()
-        allowed = np.unpackbits(self.bitmask[0].view(np.uint8), bitorder="little")
-        return allowed[: self.n_vocab].astype(bool)
+        """Whether each token of the vocabulary may come next (a boolean per token id); filled
+        once per position, however many questions are asked of it (the end check, then the
+        choice, at a point where the answer may end)."""
+        if self._mask is None:
+            self._fill(self.matcher, self.bitmask, 0)
+            self._check()
+            allowed = np.unpackbits(self.bitmask[0].view(np.uint8), bitorder="little")
+            self._mask = allowed[: self.n_vocab].astype(bool)
+        return self._mask
 
     def mask_logits(self, logits: np.ndarray) -> np.ndarray:
         """Logits with every token the grammar forbids set to -inf."""
@@ -64,6 +69,7 @@ class GrammarConstraint:
         return len(allowed) > 0 and all(ends_generation(int(token)) for token in allowed)
 
     def consume(self, token: int) -> None:
+        self._mask = None
         if not self.matcher.consume_token(token):
             self._check()
             raise GenerationError(f"{self.step}: the grammar rejected token {token}")
@@ -75,6 +81,8 @@ class GrammarConstraint:
         constrained answer decodes faster than an unconstrained one of the same length.
         """
         tokens = list(self.matcher.compute_ff_tokens())
+        if tokens:
+            self._mask = None
         if tokens and not self.matcher.consume_tokens(tokens):
             self._check()
             raise GenerationError(f"{self.step}: the grammar rejected its own forced tokens")

@@ -168,6 +168,9 @@ class _Builder:
         return self.add(name, " ".join(parts) + ' "}"')
 
     def node(self, node: Mapping[str, Any], name: str) -> str:
+        if "anyOf" in node:  # answers of different shapes (a reason that depends on the verdict)
+            branches = [self.node(branch, f"{name}-{i}") for i, branch in enumerate(node["anyOf"])]
+            return self.add(name, " | ".join(branches))
         if "const" in node:
             return self.add(name, _literal(_JSON.encode(node["const"])))
         if "enum" in node:

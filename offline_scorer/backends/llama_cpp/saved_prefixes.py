@@ -32,7 +32,8 @@ class SavedPrefixes:
 
     def __init__(self, kept: int = KEPT) -> None:
         self.kept = kept
-        self._states: OrderedDict[tuple[int, ...], bytes] = OrderedDict()
+        # the buffers llama.cpp wrote, kept as they are: set_data reads them back uncopied
+        self._states: OrderedDict[tuple[int, ...], ctypes.Array[ctypes.c_uint8]] = OrderedDict()
 
     def save(self, llama: Any, opening: Sequence[int]) -> None:
         """Keep the cache's state, which holds exactly `opening`, just read."""
@@ -48,23 +49,23 @@ class SavedPrefixes:
         written = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, _SEQUENCE)
         if written != size:
             return  # nothing kept: the opening is simply read again next time
-        self._states[key] = bytes(buffer)
+        self._states[key] = buffer
         while len(self._states) > self.kept:
             self._states.popitem(last=False)
 
     def restore(self, llama: Any, opening: Sequence[int]) -> bool:
-        """Put back the state of `opening` in an emptied cache (False: none is kept, or
-        llama.cpp refused it, and the cache is empty)."""
+        """Put back the state of `opening` in an emptied cache (False: none is kept, and the
+        cache is untouched, or llama.cpp refused it, and the cache is empty)."""
         import llama_cpp
 
-        state = self._states.get(tuple(opening))
+        key = tuple(opening)
+        state = self._states.get(key)
+        if state is None:
+            return False  # the cache is left as it is: the caller reads the opening into it
+        self._states.move_to_end(key)
         llama.n_tokens = 0
         llama._ctx.kv_cache_seq_rm(-1, 0, -1)
-        if state is None:
-            return False
-        self._states.move_to_end(tuple(opening))
-        buffer = (ctypes.c_uint8 * len(state)).from_buffer_copy(state)
-        if llama_cpp.llama_state_seq_set_data(llama._ctx.ctx, buffer, len(state), _SEQUENCE) == 0:
+        if llama_cpp.llama_state_seq_set_data(llama._ctx.ctx, state, len(state), _SEQUENCE) == 0:
             llama._ctx.kv_cache_seq_rm(-1, 0, -1)
             return False
         llama.input_ids[: len(opening)] = opening

@@ -39,6 +39,8 @@ _ALIASES = {
     "claimThreshold": "claim_threshold",
     "one_by_one": "one_by_one",
     "oneByOne": "one_by_one",
+    "quote_evidence": "quote_evidence",
+    "quoteEvidence": "quote_evidence",
 }
 
 
@@ -84,6 +86,16 @@ class ScorerOptions:
         },
     )
 
+    quote_evidence: bool = field(
+        default=False,
+        metadata={
+            "help": "A claim judged supported (a question judged answered) gives as its "
+            "reason the source (summary) sentence the judge points to, quoted whole: a reason "
+            "a reader can check, which cannot word a fact its text does not state. Needs "
+            "one_by_one; the model's registry entry may choose it."
+        },
+    )
+
     def __post_init__(self) -> None:
         mq = self.max_questions
         if isinstance(mq, bool) or not isinstance(mq, int):
@@ -110,6 +122,12 @@ class ScorerOptions:
                 raise ConfigError(f"{name} must be a number between 0 and 1, got {ct!r}")
         if not isinstance(self.one_by_one, bool):
             raise ConfigError(f"one_by_one must be true or false, got {self.one_by_one!r}")
+        if not isinstance(self.quote_evidence, bool):
+            raise ConfigError(f"quote_evidence must be true or false, got {self.quote_evidence!r}")
+        if self.quote_evidence and not self.one_by_one:
+            raise ConfigError(
+                "quote_evidence applies to questions judged one by one: set one_by_one too"
+            )
         if self.free_text not in FREE_TEXT_STYLES:
             raise ConfigError(
                 f"free_text must be one of {', '.join(FREE_TEXT_STYLES)}, got {self.free_text!r}"
@@ -129,6 +147,8 @@ class ScorerOptions:
             found["claim_threshold"] = float(self.claim_threshold)
         if self.one_by_one:  # absent when off, as above
             found["one_by_one"] = True
+        if self.quote_evidence:  # absent when off, as above
+            found["quote_evidence"] = True
         return found
 
     @classmethod

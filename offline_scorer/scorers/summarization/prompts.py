@@ -23,6 +23,7 @@ from dataclasses import replace
 from offline_scorer.judging.protocol import JudgeRequest, Message, SamplingSettings
 from offline_scorer.scorers.summarization.grounding import (
     QUESTION_FRAME,
+    as_quote,
     claims_of,
     question_candidates,
 )
@@ -255,6 +256,12 @@ def _request(
     )
 
 
+@functools.lru_cache(maxsize=REQUESTS_KEPT)
+def _quotes(text: str, name: str, wanted: bool) -> tuple[str, ...]:
+    """The reasons quoting each sentence of `text` (named `name`), when quotes are `wanted`."""
+    return tuple(as_quote(sentence, name) for sentence in claims_of(text)) if wanted else ()
+
+
 def _listed(items: Sequence[str], empty: str) -> str:
     return "\n".join(f"{i}. {item}" for i, item in enumerate(items, 1)) or empty
 
@@ -314,25 +321,36 @@ def questions_request(source: str, max_questions: int, style: str) -> JudgeReque
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
 def claim_request(
-    source: str, summary: str, claim: str, style: str, threshold: float | None = None
+    source: str,
+    summary: str,
+    claim: str,
+    style: str,
+    threshold: float | None = None,
+    quote_evidence: bool = False,
 ) -> JudgeRequest:
     """One claim's verdict and reason, the source and summary first; `threshold`, when given,
-    is the P(true) its verdict is committed at."""
+    is the P(true) its verdict is committed at; with `quote_evidence`, a claim supported is
+    given the source sentence that supports it as its reason (`claim_schema`)."""
     user = _CLAIM.format(source=source, summary=summary, claim=claim)
     vocabulary = preprocess_vocabulary(source, summary)
-    schema = claim_schema(vocabulary, style)
+    schema = claim_schema(vocabulary, style, _quotes(source, "source", quote_evidence))
     return _request("preprocess", user, schema, style, threshold, rules=False)
 
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
 def question_request(
-    summary: str, question: str, style: str, threshold: float | None = None
+    summary: str,
+    question: str,
+    style: str,
+    threshold: float | None = None,
+    quote_evidence: bool = False,
 ) -> JudgeRequest:
     """One coverage question's verdict and reason, the summary first; `threshold` as in
-    `analyze_request`."""
+    `analyze_request`; with `quote_evidence`, a question answered is given the summary
+    sentence that answers it as its reason (`question_schema`)."""
     user = _QUESTION.format(summary=summary, question=question)
     vocabulary = analyze_vocabulary(summary, (question,))
-    schema = question_schema(vocabulary, style)
+    schema = question_schema(vocabulary, style, _quotes(summary, "summary", quote_evidence))
     return _request("analyze", user, schema, style, threshold, rules=False)
 
 

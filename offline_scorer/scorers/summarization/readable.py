@@ -27,7 +27,12 @@ from typing import Literal, TypeVar
 
 import snowballstemmer
 
-from offline_scorer.scorers.summarization.grounding import QUESTION_FRAME, content_words
+from offline_scorer.scorers.summarization.grounding import (
+    QUESTION_FRAME,
+    claims_of,
+    content_words,
+    quoted,
+)
 from offline_scorer.scorers.summarization.known_words import scripts_of, unknown_words
 from offline_scorer.scorers.summarization.refusal import Refusal
 from offline_scorer.scorers.summarization.schemas import (
@@ -143,6 +148,7 @@ def problem(
     subject: str | None = None,
     verdict: bool | None = None,
     grounds: str | None = None,
+    grounds_name: str | None = None,
 ) -> Refusal | None:
     """Why `text` is not shown to a person (None: it is). It may state the numbers the text
     `numbers_from` states (read only when it states one); a text about `subject` (the claim,
@@ -151,7 +157,15 @@ def problem(
     verdict must speak mostly of what `grounds` (the text it says holds the fact) holds, and
     state only numbers `grounds` states: "The summary states that the shuttle crosses 1.5
     kilometers upstream" is false of a summary that gives no distance, however well it reads;
-    nor may it give other numbers in place of its subject's."""
+    nor may it give other numbers in place of its subject's. A reason affirming its verdict
+    by quoting a sentence of `grounds` whole (`grounding.as_quote`, naming `grounds_name`,
+    "source" or "summary") is true of it as it stands: it need only be about its subject, and
+    the sentence of `grounds` closest to it."""
+    quote = None
+    if verdict and grounds is not None and grounds_name is not None:
+        quote = quoted(text, grounds, grounds_name)
+    if quote is not None:
+        return None if subject is None else _quote_problem(quote, subject, grounds or "")
     # Cheap checks first: most texts a small model writes fail one of them (the order decides
     # only which problem is named, never whether there is one).
     if not _SHAPE.fullmatch(text):
@@ -192,6 +206,24 @@ def problem(
             return Refusal("states a number its text does not hold")
         if subject is not None and _substitutes(words, stated, subject):
             return Refusal("gives another number in place of one it judges")
+    return None
+
+
+def _quote_problem(quote: str, subject: str, grounds: str) -> Refusal | None:
+    """Why a quoted sentence of `grounds` is not shown as the evidence about `subject`: it
+    shares none of its content words, or another sentence shares more than twice as many (a
+    quote of the summary's traffic sentence, one word in common, for a question about how long
+    a bridge stays shut, where another sentence gives the year and the weeks, is true of the
+    summary and points its reader away from the evidence). A claim or question of several
+    facts is often borne out by no one sentence: a quote with half the best sentence's words
+    in common is evidence for part of it, and is shown."""
+    wanted = _content_stems(subject)
+    shared = len(_stems(_content_set(quote)) & wanted)
+    if not shared:
+        return Refusal("is not about what it judges")
+    closest = max(len(_stems(_content_set(s)) & wanted) for s in claims_of(grounds))
+    if 2 * shared < closest:
+        return Refusal("quotes a sentence further from what it judges than another")
     return None
 
 
@@ -303,6 +335,7 @@ def _vet(
     write: Callable[[Verdict], str],
     judged: int,
     grounds: str,
+    grounds_name: str,
 ) -> tuple[list[Verdict], tuple[Author, ...]]:
     """Each verdict with the judge's reason if it may be shown, else with `write`'s sentence;
     verdicts from position `judged` on were filled in by the product already."""
@@ -321,6 +354,7 @@ def _vet(
                 subject(verdict),
                 positive(verdict),
                 grounds,
+                grounds_name,
             )
             is None
         ):
@@ -352,6 +386,7 @@ def claim_reasons(
         _claim_sentence,
         judged=len(claims),
         grounds=source,
+        grounds_name="source",
     )
 
 
@@ -376,4 +411,5 @@ def coverage_reasons(
         _coverage_sentence,
         judged,
         grounds=inputs,
+        grounds_name="summary",
     )

@@ -172,8 +172,9 @@ class SummarizationScorer:
 
     def _claim_checks(self, source: str, summary: str) -> Judged[ClaimVerdict]:
         style, threshold = self.options.free_text, self.options.claim_threshold
+        quote = self.options.quote_evidence
         requests = [
-            (claim, prompts.claim_request(source, summary, claim, style, threshold))
+            (claim, prompts.claim_request(source, summary, claim, style, threshold, quote))
             for claim in claims_of(summary)
         ]
         return _one_by_one(self.judge, requests, ClaimCheck, ClaimVerdict, "claim")
@@ -182,7 +183,10 @@ class SummarizationScorer:
         """The questions' verdicts, in one answer or one request per question."""
         style, threshold = self.options.free_text, self.options.coverage_threshold
         if self.options.one_by_one:
-            requests = [(q, prompts.question_request(summary, q, style, threshold)) for q in asked]
+            quote = self.options.quote_evidence
+            requests = [
+                (q, prompts.question_request(summary, q, style, threshold, quote)) for q in asked
+            ]
             return _one_by_one(self.judge, requests, QuestionCheck, QuestionVerdict, "question")
         request = prompts.analyze_request(summary, asked, style, threshold)
         cov, completion = ask(self.judge, request, coverage_model(layout_of(style)))
