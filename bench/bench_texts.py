@@ -7,7 +7,8 @@ result's `reason` after "Judge's explanation: ", or after "Explanation (written 
 offline-scorer): " where the product wrote it). For each kind of text it counts:
 
 - not a sentence: does not end with . ! or ? (closing quotes or brackets may follow);
-- cut mid-word: the text reached the step's bound, where decoding stops it: for results of
+- cut mid-word: the text reached the step's bound, where decoding stops it (a reason that
+  quotes a whole sentence of its input, `quote_evidence`, has no bound): for results of
   whole-sentence decoding (they carry `textAuthors`), it has the most words the grammar
   allows (`word_bounds` of the run's free-text style, `--free-text`), so its full stop was
   forced; for older results, it is not a sentence and ends in a letter or digit at the
@@ -40,6 +41,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from offline_scorer.scorers.summarization.grounding import quoted  # noqa: E402
 from offline_scorer.scorers.summarization.schemas import (  # noqa: E402
     MAX_EXPLANATION_CHARS,
     MAX_REASON_CHARS,
@@ -136,13 +138,17 @@ def check(
     word_bound: int | None,
     allowed_scripts: set[str],
     allowed_numbers: set[str],
+    quote: bool = False,
 ) -> Counter:
+    """The failures of one text; a `quote` (a whole sentence of an input in `as_quote`'s frame,
+    chosen from a list, so no word bound stopped it) is cut only if it is not a sentence."""
     found: Counter = Counter(texts=1)
     stripped = text.strip()
     sentence = bool(_SENTENCE_END.search(stripped))
     if not sentence:
         found["not_a_sentence"] += 1
-    at_word_bound = word_bound is not None and len(counted_words(text)) >= word_bound
+    bounded = word_bound is not None and not quote
+    at_word_bound = bounded and len(counted_words(text)) >= (word_bound or 0)
     if at_word_bound or (not sentence and stripped[-1:].isalnum() and len(text) >= bound - 1):
         found["cut_mid_word"] += 1
     if _NUMBERING.match(text):
@@ -207,7 +213,9 @@ def count(results: Path, data: Path, style: str = "sentences") -> dict[str, dict
                     allowed = figures_of(result)
                 else:
                     allowed = numbers_in(source) | numbers_in(summary) | numbers_in(context)
-                table[kind] += check(text, bound, word_bound, scripts, allowed)
+                grounds = (source, "source") if kind == "claim reason" else (summary, "summary")
+                quote = kind != "explanation" and quoted(text, *grounds) is not None
+                table[kind] += check(text, bound, word_bound, scripts, allowed, quote)
                 table[kind]["product_written"] += product
     return {kind: {c: table[kind][c] for c in COLUMNS} for kind in KINDS}
 

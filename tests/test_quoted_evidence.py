@@ -137,3 +137,14 @@ def test_quoting_without_one_by_one_is_a_clear_error():
         ScorerOptions(quote_evidence=True)
     with pytest.raises(ConfigError, match="quote_evidence must be true or false"):
         ScorerOptions(one_by_one=True, quote_evidence="yes")  # type: ignore[arg-type]
+
+
+def test_the_command_refuses_quotes_without_one_by_one_in_one_line():
+    from tests.test_cli import assert_clean_error, run_cli
+
+    pair = "fixtures/pairs/01-harbor-bridge"
+    proc = run_cli(
+        *("score", "--model", "smollm2-135m", "--quote-evidence", "true", "--one-by-one", "false"),
+        *("--source", f"{pair}.source.txt", "--summary", f"{pair}.summary.txt"),
+    )
+    assert_clean_error(proc, 2, "set one_by_one too")

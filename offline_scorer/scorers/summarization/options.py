@@ -126,7 +126,8 @@ class ScorerOptions:
             raise ConfigError(f"quote_evidence must be true or false, got {self.quote_evidence!r}")
         if self.quote_evidence and not self.one_by_one:
             raise ConfigError(
-                "quote_evidence applies to questions judged one by one: set one_by_one too"
+                "quote_evidence applies to claims and questions judged one by one: "
+                "set one_by_one too"
             )
         if self.free_text not in FREE_TEXT_STYLES:
             raise ConfigError(

@@ -209,14 +209,21 @@ def problem(
     return None
 
 
+# a sentence's end, with any closing marks after it
+_WHOLE_SENTENCE = re.compile(r"[.!?][\"')\]\u2019\u201d]*$")
+
+
 def _quote_problem(quote: str, subject: str, grounds: str) -> Refusal | None:
     """Why a quoted sentence of `grounds` is not shown as the evidence about `subject`: it
     shares none of its content words, or another sentence shares more than twice as many (a
     quote of the summary's traffic sentence, one word in common, for a question about how long
     a bridge stays shut, where another sentence gives the year and the weeks, is true of the
-    summary and points its reader away from the evidence). A claim or question of several
+    summary and points its reader away from the evidence), or it is a line that does not end
+    as a sentence does (a dialogue's "ok see you then"). A claim or question of several
     facts is often borne out by no one sentence: a quote with half the best sentence's words
     in common is evidence for part of it, and is shown."""
+    if not _WHOLE_SENTENCE.search(quote):
+        return Refusal("quotes a line that is not a whole sentence", repr(quote[-20:]))
     wanted = _content_stems(subject)
     shared = len(_stems(_content_set(quote)) & wanted)
     if not shared:
