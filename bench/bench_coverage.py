@@ -20,6 +20,7 @@ we trust.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import sys
@@ -75,6 +76,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--model", help="registry name or .gguf path (default: the default)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench/results/coverage.json")
+    parser.add_argument(
+        "--no-quotes",
+        action="store_true",
+        help="ask as before quoted evidence (P(answered) is the same either way), to replay "
+        "a recording made then",
+    )
     args = parser.parse_args()
 
     from offline_scorer.assembly.open import JudgeSettings, open_judge
@@ -91,6 +98,8 @@ def main() -> None:
         mode=RecordMode(args.record_mode),
     )
     options = RunSpec.of("summarization", {}, settings).options  # the judge's own, as eval has
+    if args.no_quotes:
+        options = dataclasses.replace(options, quote_evidence=False)
     judge, spec = open_judge(settings)
     scorer = SummarizationScorer(judge, options)
     per_case: list[list[float]] = []

@@ -41,7 +41,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from offline_scorer.scorers.summarization.grounding import quoted  # noqa: E402
+from offline_scorer.scorers.summarization.evidence import quoted  # noqa: E402
 from offline_scorer.scorers.summarization.schemas import (  # noqa: E402
     MAX_EXPLANATION_CHARS,
     MAX_REASON_CHARS,

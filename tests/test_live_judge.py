@@ -239,7 +239,8 @@ def test_a_quoted_reason_leaves_the_verdict_probability_as_it_was(live_judge):
     the verdict is read at the same point of the same prompt, so P(true) is the same number."""
     from pathlib import Path
 
-    from offline_scorer.scorers.summarization.grounding import as_quote, claims_of
+    from offline_scorer.scorers.summarization.evidence import as_quote
+    from offline_scorer.scorers.summarization.grounding import claims_of
     from offline_scorer.scorers.summarization.prompts import claim_request, question_request
 
     source = Path(SOURCE).read_text(encoding="utf-8").strip()

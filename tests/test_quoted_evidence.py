@@ -10,7 +10,8 @@ import pytest
 
 from offline_scorer.backends.llama_cpp.gbnf import request_grammar
 from offline_scorer.errors import ConfigError
-from offline_scorer.scorers.summarization.grounding import as_quote, claims_of, quoted
+from offline_scorer.scorers.summarization.evidence import as_quote, quoted
+from offline_scorer.scorers.summarization.grounding import claims_of
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.readable import problem
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
@@ -136,7 +137,7 @@ def test_quoting_without_one_by_one_is_a_clear_error():
     with pytest.raises(ConfigError, match="set one_by_one too"):
         ScorerOptions(quote_evidence=True)
     with pytest.raises(ConfigError, match="quote_evidence must be true or false"):
-        ScorerOptions(one_by_one=True, quote_evidence="yes")  # type: ignore[arg-type]
+        ScorerOptions(one_by_one=True, quote_evidence="yes")
 
 
 def test_the_command_refuses_quotes_without_one_by_one_in_one_line():

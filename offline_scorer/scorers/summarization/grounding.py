@@ -94,23 +94,6 @@ def claims_of(summary: str) -> tuple[str, ...]:
     return tuple(sentences(summary))
 
 
-def as_quote(sentence: str, text: str) -> str:
-    """The reason that gives a sentence of `text` ("source" or "summary") as the evidence for
-    a verdict: "The summary says: "..."", the sentence whole."""
-    return f'The {text} says: "{sentence}"'
-
-
-def quoted(reason: str, grounds: str, text: str) -> str | None:
-    """The sentence of `grounds` (the `text` named, "source" or "summary") that `reason`
-    quotes whole in `as_quote`'s frame, else None: a reason that is such a quote is true of
-    that text whatever the judge understood."""
-    frame = f'The {text} says: "'
-    if not (reason.startswith(frame) and reason.endswith('"')):
-        return None
-    sentence = reason[len(frame) : -1]
-    return sentence if sentence in claims_of(grounds) else None
-
-
 def as_question(sentence: str) -> str:
     """A closed question answerable "yes" from the sentence it is made from."""
     body = sentence.rstrip(" .!?;:")

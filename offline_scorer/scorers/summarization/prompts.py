@@ -21,19 +21,20 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from offline_scorer.judging.protocol import JudgeRequest, Message, SamplingSettings
+from offline_scorer.scorers.summarization.evidence import as_quote
 from offline_scorer.scorers.summarization.grounding import (
     QUESTION_FRAME,
-    as_quote,
     claims_of,
     question_candidates,
 )
 from offline_scorer.scorers.summarization.schemas import (
+    ClaimCheck,
     Layout,
-    claim_schema,
+    QuestionCheck,
+    check_schema,
     coverage_schema,
     layout_of,
     preprocess_schema,
-    question_schema,
     questions_schema,
     reason_schema,
 )
@@ -330,10 +331,11 @@ def claim_request(
 ) -> JudgeRequest:
     """One claim's verdict and reason, the source and summary first; `threshold`, when given,
     is the P(true) its verdict is committed at; with `quote_evidence`, a claim supported is
-    given the source sentence that supports it as its reason (`claim_schema`)."""
+    given the source sentence that supports it as its reason (`check_schema`)."""
     user = _CLAIM.format(source=source, summary=summary, claim=claim)
     vocabulary = preprocess_vocabulary(source, summary)
-    schema = claim_schema(vocabulary, style, _quotes(source, "source", quote_evidence))
+    quotes = _quotes(source, "source", quote_evidence)
+    schema = check_schema(ClaimCheck, vocabulary, style, quotes)
     return _request("preprocess", user, schema, style, threshold, rules=False)
 
 
@@ -347,10 +349,11 @@ def question_request(
 ) -> JudgeRequest:
     """One coverage question's verdict and reason, the summary first; `threshold` as in
     `analyze_request`; with `quote_evidence`, a question answered is given the summary
-    sentence that answers it as its reason (`question_schema`)."""
+    sentence that answers it as its reason (`check_schema`)."""
     user = _QUESTION.format(summary=summary, question=question)
     vocabulary = analyze_vocabulary(summary, (question,))
-    schema = question_schema(vocabulary, style, _quotes(summary, "summary", quote_evidence))
+    quotes = _quotes(summary, "summary", quote_evidence)
+    schema = check_schema(QuestionCheck, vocabulary, style, quotes)
     return _request("analyze", user, schema, style, threshold, rules=False)
 
 

@@ -25,14 +25,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Literal, TypeVar
 
-import snowballstemmer
-
-from offline_scorer.scorers.summarization.grounding import (
-    QUESTION_FRAME,
-    claims_of,
-    content_words,
-    quoted,
-)
+from offline_scorer.scorers.summarization.evidence import quote_problem, quoted
+from offline_scorer.scorers.summarization.grounding import QUESTION_FRAME
 from offline_scorer.scorers.summarization.known_words import scripts_of, unknown_words
 from offline_scorer.scorers.summarization.refusal import Refusal
 from offline_scorer.scorers.summarization.schemas import (
@@ -53,6 +47,7 @@ from offline_scorer.scorers.summarization.stated_numbers import (
     WORD_PATTERN,
     numbers_stated,
 )
+from offline_scorer.scorers.summarization.stems import content_set, content_stems, stem, stems
 
 Author = Literal["model", "product"]
 
@@ -158,20 +153,33 @@ def problem(
     state only numbers `grounds` states: "The summary states that the shuttle crosses 1.5
     kilometers upstream" is false of a summary that gives no distance, however well it reads;
     nor may it give other numbers in place of its subject's. A reason affirming its verdict
-    by quoting a sentence of `grounds` whole (`grounding.as_quote`, naming `grounds_name`,
+    by quoting a sentence of `grounds` whole (`evidence.as_quote`, naming `grounds_name`,
     "source" or "summary") is true of it as it stands: it need only be about its subject, and
     the sentence of `grounds` closest to it."""
     quote = None
     if verdict and grounds is not None and grounds_name is not None:
         quote = quoted(text, grounds, grounds_name)
     if quote is not None:
-        return None if subject is None else _quote_problem(quote, subject, grounds or "")
+        return None if subject is None else quote_problem(quote, subject, grounds or "")
+    return _free_text_problem(text, max_words, vocabulary, numbers_from, subject, verdict, grounds)
+
+
+def _free_text_problem(
+    text: str,
+    max_words: int,
+    vocabulary: Vocabulary,
+    numbers_from: str,
+    subject: str | None,
+    verdict: bool | None,
+    grounds: str | None,
+) -> Refusal | None:
+    """`problem` for a text in the judge's own words."""
     # Cheap checks first: most texts a small model writes fail one of them (the order decides
     # only which problem is named, never whether there is one).
     if not _SHAPE.fullmatch(text):
         return Refusal("is not whole sentences of words and numbers")
     words = WORD.findall(text.lower())
-    meaningful = _content_set(text)
+    meaningful = content_set(text)
     if len(words) < MIN_WORDS or len(meaningful) < MIN_CONTENT_WORDS:
         return Refusal("is too short to say anything")
     last = _LAST_TOKEN.search(text.lower())
@@ -179,7 +187,7 @@ def problem(
         return Refusal("ends on a word a sentence cut short ends on", repr(last.group()))
     if _JUDGING_TERMS.isdisjoint(words):
         return Refusal("says nothing about the source, the summary or the verdict")
-    if subject is not None and _stems(meaningful).isdisjoint(_content_stems(subject)):
+    if subject is not None and stems(meaningful).isdisjoint(content_stems(subject)):
         return Refusal("is not about what it judges")
     if text.startswith(QUESTION_FRAME):
         return Refusal("copies a question instead of giving a reason")
@@ -209,31 +217,6 @@ def problem(
     return None
 
 
-# a sentence's end, with any closing marks after it
-_WHOLE_SENTENCE = re.compile(r"[.!?][\"')\]\u2019\u201d]*$")
-
-
-def _quote_problem(quote: str, subject: str, grounds: str) -> Refusal | None:
-    """Why a quoted sentence of `grounds` is not shown as the evidence about `subject`: it
-    shares none of its content words, or another sentence shares more than twice as many (a
-    quote of the summary's traffic sentence, one word in common, for a question about how long
-    a bridge stays shut, where another sentence gives the year and the weeks, is true of the
-    summary and points its reader away from the evidence), or it is a line that does not end
-    as a sentence does (a dialogue's "ok see you then"). A claim or question of several
-    facts is often borne out by no one sentence: a quote with half the best sentence's words
-    in common is evidence for part of it, and is shown."""
-    if not _WHOLE_SENTENCE.search(quote):
-        return Refusal("quotes a line that is not a whole sentence", repr(quote[-20:]))
-    wanted = _content_stems(subject)
-    shared = len(_stems(_content_set(quote)) & wanted)
-    if not shared:
-        return Refusal("is not about what it judges")
-    closest = max(len(_stems(_content_set(s)) & wanted) for s in claims_of(grounds))
-    if 2 * shared < closest:
-        return Refusal("quotes a sentence further from what it judges than another")
-    return None
-
-
 def _substitutes(words: Sequence[str], stated: frozenset[str], subject: str) -> bool:
     """Whether an affirming reason says the texts agree while giving other numbers in place of
     its subject's: "the source states that the soup serves six ..., which matches the summary"
@@ -252,8 +235,8 @@ def _unfounded(meaningful: frozenset[str], grounds: str) -> bool:
     engineer is false, however readable: a judge restating its question reads as one reporting
     the summary."""
     own = meaningful - _NEUTRAL
-    held = _content_stems(grounds)
-    return bool(own) and sum(_stem(w) in held for w in own) < MIN_ON_SUBJECT * len(own)
+    held = content_stems(grounds)
+    return bool(own) and sum(stem(w) in held for w in own) < MIN_ON_SUBJECT * len(own)
 
 
 def _loops(words: Sequence[str]) -> bool:
@@ -285,36 +268,10 @@ def _disagreement(
     if not verdict and not denies and not _AFFIRMING.isdisjoint(words):
         return Refusal("affirms what its verdict denies")
     own = meaningful - JUDGING_WORDS
-    on_subject = _content_stems(subject)
-    if own and sum(_stem(w) in on_subject for w in own) < MIN_ON_SUBJECT * len(own):
+    on_subject = content_stems(subject)
+    if own and sum(stem(w) in on_subject for w in own) < MIN_ON_SUBJECT * len(own):
         return Refusal("speaks mostly of something other than what it judges")
     return None
-
-
-@functools.lru_cache(maxsize=4096)
-def _content_set(text: str) -> frozenset[str]:
-    """The content words of a text (cached: a claim or question is the subject of every check
-    of its reason)."""
-    return frozenset(content_words(text))
-
-
-_STEMMER = snowballstemmer.stemmer("english")
-
-
-@functools.lru_cache(maxsize=16384)
-def _stem(word: str) -> str:
-    return str(_STEMMER.stemWord(word))
-
-
-def _stems(words: frozenset[str]) -> frozenset[str]:
-    return frozenset(_stem(w) for w in words)
-
-
-@functools.lru_cache(maxsize=4096)
-def _content_stems(text: str) -> frozenset[str]:
-    """The stems of a text's content words: a reason that says "the vote" speaks of a question
-    that says "voted" (Snowball's English stemmer)."""
-    return _stems(_content_set(text))
 
 
 def _claim_sentence(verdict: ClaimVerdict) -> str:

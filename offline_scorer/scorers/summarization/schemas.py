@@ -18,6 +18,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from offline_scorer.scorers.summarization.evidence import with_quotes
 from offline_scorer.scorers.summarization.sentence import (
     Vocabulary,
     open_pattern,
@@ -335,35 +336,17 @@ def questions_schema(candidates: Sequence[str], max_questions: int) -> dict[str,
 
 
 @functools.lru_cache(maxsize=64)
-def _check_schema(
+def check_schema(
     model: type[BaseModel], vocabulary: Vocabulary, style: str, quotes: Sequence[str] = ()
 ) -> dict[str, Any]:
-    """One verdict, then its reason (shares parts with a cached schema: read-only). With
-    `quotes`, a verdict of true has one of them as its reason (the sentence of the text it
-    relies on that the judge points to, whole) and a verdict of false a reason in the style's
-    free text. Both branches open with the same verdict point, so P(true) is read from the
-    same tokens as without quotes."""
+    """One verdict of `model` (`ClaimCheck`, `QuestionCheck`), then its reason (cached and
+    shared: read-only). With
+    `quotes`, a verdict of true has one of them as its reason (`evidence.with_quotes`)."""
     schema = _schema(model)
     opening = OPENINGS["alignment" if model is ClaimCheck else "coverage"]
     _text(schema["properties"]["reason"], word_bounds(style)[0], MAX_REASON_CHARS, vocabulary,
           style, opening)  # fmt: skip
-    if not quotes:
-        return schema
-    properties = schema["properties"]
-    verdict = next(iter(properties))
-    affirmed = {**properties, verdict: {"const": True}, "reason": {"enum": list(quotes)}}
-    denied = {**properties, verdict: {"const": False}}
-    return {"anyOf": [{**schema, "properties": affirmed}, {**schema, "properties": denied}]}
-
-
-def claim_schema(vocabulary: Vocabulary, style: str, quotes: Sequence[str] = ()) -> dict[str, Any]:
-    return _check_schema(ClaimCheck, vocabulary, style, quotes)
-
-
-def question_schema(
-    vocabulary: Vocabulary, style: str, quotes: Sequence[str] = ()
-) -> dict[str, Any]:
-    return _check_schema(QuestionCheck, vocabulary, style, quotes)
+    return with_quotes(schema, quotes) if quotes else schema
 
 
 @functools.lru_cache(maxsize=64)
