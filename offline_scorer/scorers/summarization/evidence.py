@@ -15,7 +15,7 @@ from typing import Any
 
 from offline_scorer.scorers.summarization.grounding import claims_of
 from offline_scorer.scorers.summarization.refusal import Refusal
-from offline_scorer.scorers.summarization.stems import content_set, content_stems, stems
+from offline_scorer.scorers.summarization.stems import content_stems
 
 
 def as_quote(sentence: str, text: str) -> str:
@@ -62,10 +62,10 @@ def quote_problem(quote: str, subject: str, grounds: str) -> Refusal | None:
     if not _WHOLE_SENTENCE.search(quote):
         return Refusal("quotes a line that is not a whole sentence", repr(quote[-20:]))
     wanted = content_stems(subject)
-    shared = len(stems(content_set(quote)) & wanted)
+    shared = len(content_stems(quote) & wanted)
     if not shared:
         return Refusal("is not about what it judges")
-    closest = max(len(stems(content_set(s)) & wanted) for s in claims_of(grounds))
+    closest = max(len(content_stems(s) & wanted) for s in claims_of(grounds))
     if 2 * shared < closest:
         return Refusal("quotes a sentence further from what it judges than another")
     return None
