@@ -10,7 +10,12 @@ import pytest
 
 from offline_scorer.backends.llama_cpp.gbnf import request_grammar
 from offline_scorer.errors import ConfigError
-from offline_scorer.scorers.summarization.evidence import as_quote, quoted
+from offline_scorer.scorers.summarization.evidence import (
+    as_quote,
+    quotable,
+    quote_problem,
+    quoted,
+)
 from offline_scorer.scorers.summarization.grounding import claims_of
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.readable import problem
@@ -59,27 +64,44 @@ def default_run():
     )
 
 
-def test_an_affirmed_verdict_may_only_quote_a_sentence_of_its_text():
+def test_an_affirmed_verdict_may_only_quote_a_sentence_of_its_text_about_its_subject():
     judge, _ = default_run()
     claim_requests = [r for r in judge.requests if r.step == "preprocess"][1:]
     question_requests = [r for r in judge.requests if r.step == "analyze"]
     assert len(claim_requests) == 2 and len(question_requests) == 3
     supported, unsupported = claim_requests[0].output_schema["anyOf"]
     assert supported["properties"]["supported"] == {"const": True}
-    assert supported["properties"]["reason"]["enum"][1] == (
-        'The source says: "Repairs will cost 2.4 million dollars."'
-    )
+    assert supported["properties"]["reason"]["enum"] == [VOTE_IN_SOURCE]
     assert unsupported["properties"]["supported"] == {"const": False}
-    answered, left_out = question_requests[0].output_schema["anyOf"]
+    answered, left_out = question_requests[1].output_schema["anyOf"]
     assert answered["properties"]["answered"] == {"const": True}
     assert answered["properties"]["reason"]["enum"] == [
-        'The summary says: "The council voted to close the bridge."',
-        'The summary says: "A shuttle will run every hour."',
+        'The summary says: "A shuttle will run every hour."'
     ]
     assert left_out["properties"]["answered"] == {"const": False}
     assert left_out["properties"]["reason"]["pattern"].startswith("^The summary")
-    grammar = request_grammar(question_requests[0].output_schema)
+    grammar = request_grammar(question_requests[1].output_schema)
     assert grammar is not None and grammar.startswith("root ::= root-0 | root-1\n")
+
+
+def test_with_no_sentence_about_its_subject_every_reason_is_worded():
+    """No summary sentence speaks of the repairs' cost: a judge that calls that question
+    answered words its reason, and the reader checks read it as any other."""
+    judge, _ = default_run()
+    cost = [r for r in judge.requests if r.step == "analyze"][2]
+    assert "anyOf" not in cost.output_schema
+    assert cost.output_schema["properties"]["reason"]["pattern"].startswith("^The summary")
+
+
+def test_the_grammar_offers_exactly_the_quotes_the_reader_checks_would_show():
+    summary = (
+        "The 1961 bridge will close for eleven weeks. Traffic will use the crossing. Dear John,"
+    )
+    question = "Is it true that the crossing, built in 1961, will remain shut for eleven weeks?"
+    offered = quotable(question, summary)
+    assert offered == (claims_of(summary)[0],)
+    for sentence in claims_of(summary):
+        assert (quote_problem(sentence, question, summary) is None) == (sentence in offered)
 
 
 def test_a_quote_about_its_subject_is_shown_as_the_judges():
@@ -91,7 +113,8 @@ def test_a_quote_about_its_subject_is_shown_as_the_judges():
 
 
 def test_a_quote_of_another_fact_is_replaced_and_marked():
-    """The vote's sentences share no content word with the shuttle's claim or question."""
+    """The vote's sentences share no content word with the shuttle's claim or question; the
+    grammar would not offer them, a recording made without it (or a scripted judge) may."""
     _, result = default_run()
     assert result.text_authors.coverage[1] == "product"
     assert result.analyze_step_result.coverage[1].reason != VOTE_IN_SUMMARY

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from offline_scorer.judging.protocol import JudgeRequest, Message, SamplingSettings
-from offline_scorer.scorers.summarization.evidence import as_quote
+from offline_scorer.scorers.summarization.evidence import as_quote, quotable
 from offline_scorer.scorers.summarization.grounding import (
     QUESTION_FRAME,
     claims_of,
@@ -258,9 +258,10 @@ def _request(
 
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
-def _quotes(text: str, name: str, wanted: bool) -> tuple[str, ...]:
-    """The reasons quoting each sentence of `text` (named `name`), when quotes are `wanted`."""
-    return tuple(as_quote(sentence, name) for sentence in claims_of(text)) if wanted else ()
+def _quotes(subject: str, text: str, name: str, wanted: bool) -> tuple[str, ...]:
+    """The reasons quoting each sentence of `text` (named `name`) that may be evidence about
+    `subject` (`quotable`), when quotes are `wanted`."""
+    return tuple(as_quote(s, name) for s in quotable(subject, text)) if wanted else ()
 
 
 def _listed(items: Sequence[str], empty: str) -> str:
@@ -334,7 +335,7 @@ def claim_request(
     given the source sentence that supports it as its reason (`check_schema`)."""
     user = _CLAIM.format(source=source, summary=summary, claim=claim)
     vocabulary = preprocess_vocabulary(source, summary)
-    quotes = _quotes(source, "source", quote_evidence)
+    quotes = _quotes(claim, source, "source", quote_evidence)
     schema = check_schema(ClaimCheck, vocabulary, style, quotes)
     return _request("preprocess", user, schema, style, threshold, rules=False)
 
@@ -352,7 +353,7 @@ def question_request(
     sentence that answers it as its reason (`check_schema`)."""
     user = _QUESTION.format(summary=summary, question=question)
     vocabulary = analyze_vocabulary(summary, (question,))
-    quotes = _quotes(summary, "summary", quote_evidence)
+    quotes = _quotes(question, summary, "summary", quote_evidence)
     schema = check_schema(QuestionCheck, vocabulary, style, quotes)
     return _request("analyze", user, schema, style, threshold, rules=False)
 

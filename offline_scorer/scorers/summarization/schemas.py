@@ -346,7 +346,7 @@ def check_schema(
     opening = OPENINGS["alignment" if model is ClaimCheck else "coverage"]
     _text(schema["properties"]["reason"], word_bounds(style)[0], MAX_REASON_CHARS, vocabulary,
           style, opening)  # fmt: skip
-    return with_quotes(schema, quotes) if quotes else schema
+    return with_quotes(schema, quotes)
 
 
 @functools.lru_cache(maxsize=64)
