@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_texts import COLUMNS, check, numbers_in, scripts_in  # noqa: E402
+from bench.bench_texts import CHECKS, check, numbers_in, scripts_in  # noqa: E402
 from offline_scorer.scorers.summarization.schemas import MAX_REASON_CHARS  # noqa: E402
 from offline_scorer.serve.mastra import REASON_MAX_CHARS  # noqa: E402
 from tests.mastra_client import load_fixture_pairs, require_node, run_score  # noqa: E402
@@ -83,7 +83,7 @@ def count_texts(lines: list[dict[str, Any]], pairs: Mapping[str, Mapping[str, st
                 allowed |= numbers_in(context)
             counted = check(text, bound, None, scripts, allowed)
             table.setdefault(kind, Counter()).update(counted)
-    return {kind: {c: table[kind][c] for c in COLUMNS if c != "product_written"} for kind in table}
+    return {kind: {c: table[kind][c] for c in ("texts", *CHECKS)} for kind in table}
 
 
 def one_mode(model: str, mode: str, work: Path) -> dict[str, Any]:

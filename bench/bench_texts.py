@@ -21,7 +21,12 @@ offline-scorer): " where the product wrote it). For each kind of text it counts:
   scores, counts and scale; for a reason, a number written in the pair's source or summary (or,
   for coverage, in the question);
 - product-written: texts the product wrote instead of the model, as the result's `textAuthors`
-  marks them (results from before that field count 0).
+  marks them (results from before that field count 0);
+- quotes: reasons that quote a whole sentence of their text (`quote_evidence`), and of those,
+  how many share a single content word with their claim or question: a quote is true of its
+  text, and one that shares one word is weak evidence for its verdict, often a wrong verdict
+  made visible (a question on a kiln's top temperature "answered" by the sentence that the kiln
+  was installed).
 
 The inputs come from DATA (the file the run scored, by id): results lines hold no texts.
 """
@@ -48,16 +53,18 @@ from offline_scorer.scorers.summarization.schemas import (  # noqa: E402
     word_bounds,
 )
 from offline_scorer.scorers.summarization.sentence import counted_words  # noqa: E402
+from offline_scorer.scorers.summarization.stems import content_stems  # noqa: E402
 
-COLUMNS = (
-    "texts",
+CHECKS = (
     "not_a_sentence",
     "cut_mid_word",
     "list_numbering",
     "foreign_characters",
     "wrong_numbers",
-    "product_written",
 )
+"""The failures a text shown to a reader may have (any count above 0 is a failure)."""
+
+COLUMNS = ("texts", *CHECKS, "product_written", "quotes", "quotes_sharing_one_word")
 KINDS = ("claim reason", "coverage reason", "explanation")
 EXPLANATION_MARKS = ("Judge's explanation: ", "Explanation (written by offline-scorer): ")
 _SPELLED = (
@@ -214,9 +221,14 @@ def count(results: Path, data: Path, style: str = "sentences") -> dict[str, dict
                 else:
                     allowed = numbers_in(source) | numbers_in(summary) | numbers_in(context)
                 grounds = (source, "source") if kind == "claim reason" else (summary, "summary")
-                quote = kind != "explanation" and quoted(text, *grounds) is not None
+                sentence = None if kind == "explanation" else quoted(text, *grounds)
+                quote = sentence is not None
                 table[kind] += check(text, bound, word_bound, scripts, allowed, quote)
                 table[kind]["product_written"] += product
+                if sentence is not None:
+                    table[kind]["quotes"] += 1
+                    shared = content_stems(sentence) & content_stems(context)
+                    table[kind]["quotes_sharing_one_word"] += len(shared) == 1
     return {kind: {c: table[kind][c] for c in COLUMNS} for kind in KINDS}
 
 
