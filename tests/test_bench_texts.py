@@ -109,3 +109,35 @@ def test_texts_at_the_bound_and_product_texts_are_counted(tmp_path: Path) -> Non
     assert table["claim reason"]["product_written"] == 1
     assert table["explanation"]["product_written"] == 1
     assert table["explanation"]["wrong_numbers"] == 1  # "seven" is not a figure of the headline
+
+
+def test_quotes_and_those_sharing_one_word_are_counted(tmp_path: Path) -> None:
+    source = "The kiln was installed in May. The kiln reaches 1,300 degrees in the firing room."
+    data = tmp_path / "data.jsonl"
+    data.write_text(
+        json.dumps({"id": "a", "source": source, "summary": source}) + "\n", encoding="utf-8"
+    )
+    coverage = [
+        {"question": q, "answered": True, "reason": f'The summary says: "{s}"'}
+        for q, s in (
+            ("Is it true that the kiln reaches 1,300 degrees?", "The kiln was installed in May."),
+            (
+                "Is it true that the kiln reaches 1,300 degrees?",
+                "The kiln reaches 1,300 degrees in the firing room.",
+            ),
+        )
+    ]
+    result = {
+        "score": 1,
+        "reason": "Score 1 of 1.",
+        "preprocessStepResult": {"alignment": [], "questions": []},
+        "analyzeStepResult": {"coverage": coverage},
+        "textAuthors": {"explanation": "model", "alignment": [], "coverage": ["model", "model"]},
+    }
+    results = tmp_path / "results.jsonl"
+    results.write_text(
+        json.dumps({"id": "a", "status": "ok", "result": result}) + "\n", encoding="utf-8"
+    )
+    table = bench_texts.count(results, data)["coverage reason"]
+    assert table["quotes"] == 2
+    assert table["quotes_sharing_one_word"] == 1  # "kiln" alone; the other shares three
