@@ -90,8 +90,9 @@ class ScorerOptions:
         default=False,
         metadata={
             "help": "A claim judged supported (a question judged answered) gives as its "
-            "reason the source (summary) sentence the judge points to, quoted whole: a reason "
-            "a reader can check, which cannot word a fact its text does not state. Needs "
+            "reason the source (summary) sentence the judge points to, quoted whole, among "
+            "those that speak of the claim (question): a reason a reader can check, which "
+            "cannot word a fact its text does not state. Needs "
             "one_by_one; the model's registry entry may choose it."
         },
     )
