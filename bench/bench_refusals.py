@@ -4,15 +4,15 @@
         [--json]
 
 `bench/bench_texts.py` counts how many texts the product wrote; this says why. It replays a
-recorded eval of DATA (no model: every exchange must be in FILE) and watches the two functions
-that decide whether a person sees the judge's text (`readable.problem` for every reason and
-explanation, `misstated_result.misstates` for the explanation's figures), then prints, per
-check, how many texts it refused and K of them with what they were about. Reading those
+recorded eval of DATA (no model: every exchange must be in FILE) and watches every refusal the
+scorer makes (`refusal.watch`: each reason and the explanation pass their check's verdict
+through `refusal.noted`), then prints, per check, how many texts it refused and K of them with
+what they were about. Reading those
 examples is how a check is judged: one that refuses a capable judge's true sentences costs it
 its words, one that refuses its false ones is why the result stays true.
 
-Watching wraps the two functions for the run (the scorer calls them through the module), so the
-texts and their checks are exactly what `eval` decides; nothing else changes.
+Watching changes nothing the scorer does, so the texts and their checks are exactly what
+`eval` decides.
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ import argparse
 import json
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,43 +31,10 @@ sys.path.insert(0, str(ROOT))
 from offline_scorer.assembly.open import JudgeSettings, open_judge  # noqa: E402
 from offline_scorer.assembly.run_spec import RunSpec  # noqa: E402
 from offline_scorer.cassette.judge import RecordMode  # noqa: E402
-from offline_scorer.scorers.summarization import misstated_result, readable  # noqa: E402
-from offline_scorer.scorers.summarization.refusal import Refusal  # noqa: E402
+from offline_scorer.scorers.summarization.refusal import watch  # noqa: E402
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer  # noqa: E402
 
 Refused = dict[str, Any]
-
-
-def _refused(found: Refusal, text: str, subject: str | None) -> Refused:
-    return {"check": found.check, "detail": found.detail, "text": text, "subject": subject}
-
-
-@contextmanager
-def watching() -> Iterator[list[Refused]]:
-    """Every refusal the readability checks make inside the block: (check, detail, text,
-    subject)."""
-    refusals: list[Refused] = []
-    problem, misstates = readable.problem, misstated_result.misstates
-
-    def watched_problem(text: str, *args: Any, **kwargs: Any) -> Refusal | None:
-        found = problem(text, *args, **kwargs)
-        if found is not None:
-            subject = args[3] if len(args) > 3 else kwargs.get("subject")
-            refusals.append(_refused(found, text, subject))
-        return found
-
-    def watched_misstates(text: str, score: float, limiting_axis: str) -> Refusal | None:
-        found = misstates(text, score, limiting_axis)
-        if found is not None:
-            refusals.append(_refused(found, text, f"score {score:g}, limited by {limiting_axis}"))
-        return found
-
-    readable.problem = watched_problem  # type: ignore[assignment]
-    misstated_result.misstates = watched_misstates
-    try:
-        yield refusals
-    finally:
-        readable.problem, misstated_result.misstates = problem, misstates
 
 
 def refusals_of(data: Path, model: str, cassette: Path, rows: int | None) -> list[Refused]:
@@ -77,10 +43,13 @@ def refusals_of(data: Path, model: str, cassette: Path, rows: int | None) -> lis
     judge, _spec = open_judge(settings)
     scorer = SummarizationScorer(judge, options)
     pairs = [json.loads(line) for line in data.open(encoding="utf-8") if line.strip()]
-    with judge, watching() as refusals:
+    with judge, watch() as refused:
         for pair in pairs[:rows]:
             scorer.score_texts(pair["source"], pair["summary"])
-    return refusals
+    return [
+        {"check": r.refusal.check, "detail": r.refusal.detail, "text": r.text, "subject": r.subject}
+        for r in refused
+    ]
 
 
 def one_line(text: str | None, width: int = 200) -> str:

@@ -13,7 +13,10 @@ returns (each claim's and question's reason, and the final reason) counted by
 `bench/bench_texts.py`'s checks: not a sentence, cut at a bound, list numbering, foreign
 characters, numbers that are not the figures (for the final reason: the score, the axes, how
 many claims and questions failed, and the numbers in those, which is what Mastra's prompt gives
-the judge). Needs node (scripts/setup-node); run it alone.
+the judge); and how many final reasons `serve` replaced with the product's marked sentence
+because the judge's failed the library's reader checks (`serve/mastra_reason.py`). Every final
+reason is kept in the output, by pair, to be read. Needs node (scripts/setup-node); run it
+alone.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 from bench.bench_texts import CHECKS, check, numbers_in, scripts_in  # noqa: E402
 from offline_scorer.scorers.summarization.schemas import MAX_REASON_CHARS  # noqa: E402
 from offline_scorer.serve.mastra import REASON_MAX_CHARS  # noqa: E402
+from offline_scorer.serve.mastra_reason import written_by_product  # noqa: E402
 from tests.mastra_client import load_fixture_pairs, require_node, run_score  # noqa: E402
 from tests.serve_process import free_port, serving  # noqa: E402
 
@@ -82,8 +86,10 @@ def count_texts(lines: list[dict[str, Any]], pairs: Mapping[str, Mapping[str, st
                 allowed = numbers_in(pair["source"]) | numbers_in(pair["summary"])
                 allowed |= numbers_in(context)
             counted = check(text, bound, None, scripts, allowed)
+            counted["product_written"] = int(kind == "explanation" and written_by_product(text))
             table.setdefault(kind, Counter()).update(counted)
-    return {kind: {c: table[kind][c] for c in ("texts", *CHECKS)} for kind in table}
+    columns = ("texts", "product_written", *CHECKS)
+    return {kind: {c: table[kind][c] for c in columns} for kind in table}
 
 
 def one_mode(model: str, mode: str, work: Path) -> dict[str, Any]:
@@ -110,7 +116,7 @@ def one_mode(model: str, mode: str, work: Path) -> dict[str, Any]:
         "record_seconds": round(recorded, 1),
         "replay_seconds": round(replayed, 1),
         "texts": count_texts(done, by_id),
-        "examples": [r["result"]["reason"] for r in done[:3]],
+        "explanations": {r["id"]: r["result"]["reason"] for r in done},
     }
 
 

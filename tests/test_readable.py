@@ -9,6 +9,7 @@ import pytest
 
 from offline_scorer.scorers.summarization.describe import describe
 from offline_scorer.scorers.summarization.readable import problem
+from offline_scorer.scorers.summarization.refusal import watch
 from offline_scorer.scorers.summarization.schemas import MAX_REASON_WORDS
 from offline_scorer.scorers.summarization.sentence import GENERIC, vocabulary_of
 from offline_scorer.scorers.summarization.stated_numbers import numbers_stated
@@ -351,3 +352,26 @@ def test_a_refusal_is_counted_under_its_check_whatever_word_it_quotes():
     assert cut.check == other.check == "ends on a word a sentence cut short ends on"
     assert (cut.detail, other.detail) == ("'and'", "'with'")
     assert str(cut) == "ends on a word a sentence cut short ends on: 'and'"
+
+
+def test_every_refusal_the_scorer_makes_is_seen_by_a_watcher_and_only_inside_its_block() -> None:
+    """`refusal.watch` is how a bench counts refusals by check: it sees each text the scorer
+    refused, with its check and subject, and changes nothing the scorer decides."""
+    wrong_axis = "The score is 0 because alignment was the weaker axis."
+    with watch() as refused:
+        data = _scored_zero_by_coverage(wrong_axis)
+    assert data == _scored_zero_by_coverage(wrong_axis)  # the same result unwatched
+    assert [(r.refusal.check, r.text) for r in refused] == [
+        (
+            "ends on a word a sentence cut short ends on",
+            "The summary does not say where the ferry left from.",
+        ),
+        ("names the axis that does not limit the score", wrong_axis),
+    ]
+    assert refused[0].subject == "Is it true that the ferry left Port Alder?"
+    assert refused[1].subject is not None and "LIMITING AXIS: coverage" in refused[1].subject
+    with watch() as outer:
+        _scored_zero_by_coverage(wrong_axis)
+        with watch() as inner:
+            _scored_zero_by_coverage(wrong_axis)
+    assert (len(outer), len(inner)) == (2, 2)  # a block sees its own, not a nested one's

@@ -10,7 +10,11 @@ from pathlib import Path
 import pytest
 
 from offline_scorer.cassette.store.file import CassetteFile
+from offline_scorer.models.registry import load_registry
 from offline_scorer.scorers.summarization.grounding import claims_of, question_candidates
+from offline_scorer.serve.mastra import served_options
+from offline_scorer.serve.mastra_reason import given_in, reason_problem, written_reason
+from tests.conftest import MECHANICS_MODEL
 from tests.mastra_client import judge_executions, load_fixture_pairs, require_node, run_score
 from tests.serve_process import free_port, serving
 
@@ -58,3 +62,23 @@ def test_mastra_scorer_through_serve_records_and_replays_byte_identically(
             v["reason"] for v in [*coverage, *result["preprocessStepResult"]["alignment"]]
         )
         assert not [w for w in EXAMPLE_WORDS if w in said and w not in pair["source"]]
+    _assert_reasons_are_vetted(cassette, pairs, first.results)
+
+
+def _assert_reasons_are_vetted(cassette: Path, pairs: list[dict], results: list[dict]) -> None:
+    """The reason Mastra prints passes the library's reader checks against the result its
+    prompt gave, or is the product's sentence for that result, marked as such."""
+    style = served_options(load_registry().resolve(MECHANICS_MODEL)).free_text
+    with CassetteFile.open(cassette, create=False) as stored:
+        prompts = [
+            stored.blob_text(payload["request"]["messages"][-1]["content"])  # type: ignore[index]
+            for _, payload in stored.iter_exchanges()
+            if payload["step"] == "reason"
+        ]
+    for line, pair in zip(results, pairs, strict=True):
+        reason = line["result"]["reason"]
+        prompt = next(p for p in prompts if f"\n{pair['summary']}\n\nScore: " in p)
+        given = given_in(prompt, style)
+        assert given is not None
+        marked = f"{written_reason(given)} (Written by offline-scorer in place of the judge's"
+        assert reason_problem(given, reason) is None or reason.startswith(marked), reason

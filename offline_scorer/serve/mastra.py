@@ -10,7 +10,8 @@ library's own scorer:
   and questions chosen from the source's fact-stating sentences;
 * analyze: one verdict per listed question, in order, echoing it;
 * reason: "The score is <the given score> because ..." as one bounded sentence that states no
-  other number;
+  other number, shown to Mastra only if it passes the library's reader checks
+  (`mastra_reason`);
 
 and in every step no free text copies a run of the prompt's fixed text (its instructions and
 worked examples).
@@ -22,8 +23,9 @@ The messages the model sees stay exactly what Mastra sent. A request whose text 
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -42,6 +44,13 @@ from offline_scorer.scorers.summarization.sentence import (
     citing_numbers,
     open_pattern,
     vocabulary_of,
+)
+from offline_scorer.serve.mastra_reason import (
+    REASON_START,
+    parts,
+    read_given,
+    reason_vocabulary,
+    shown_reason,
 )
 
 __all__ = ["MASTRA_VERSIONS", "Grounded", "recognise", "served_options"]
@@ -64,12 +73,7 @@ _ANA_START = (
 _ANA_COUNT = re.compile(r"\n\nNumber of questions: (\d+)\n\nQuestions:\n")
 _ANA_END = '\n\nSet "answered" to true only when the summary holds enough information'
 
-_REA_START = "Explain the summarization score for the given summary.\n\nSource Text:\n"
 _REA_SCORE = re.compile(r"\n\nScore: (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?) out of ")
-_REA_END = "\n\nSummarization takes the lower of two scores"
-_REA_EXAMPLES = "\n\nExample responses:"
-_FIGURES_START = "\n\nScore: "
-_QUESTIONS_START = "\nQuestions the summary cannot answer:\n"
 REASON_MAX_CHARS = 240
 _REGEX_SPECIAL = re.compile(r"([\\.^$*+?()\[\]{}|/])")
 _NO_DIGITS = NO_DIGITS_PATTERN.removeprefix("^[^").removesuffix("]*$")
@@ -77,13 +81,16 @@ _NO_DIGITS = NO_DIGITS_PATTERN.removeprefix("^[^").removesuffix("]*$")
 
 @dataclass(frozen=True)
 class Grounded:
-    """How to decode one recognised request: its step, schema and sampling, and whether the
-    answer is a JSON string whose value is the reply text (the free-text reason step)."""
+    """How to decode one recognised request: its step, schema and sampling, whether the
+    answer is a JSON string whose value is the reply text (the free-text reason step), and
+    what the client is shown of that text (`shown`: the judge's if it passes the reader
+    checks, else the product's sentence, marked)."""
 
     step: str
     schema: dict[str, Any]
     sampling: SamplingSettings
     text_reply: bool = False
+    shown: Callable[[str], str] | None = None
 
 
 def served_options(spec: ModelSpec) -> ScorerOptions:
@@ -120,7 +127,7 @@ def recognise(messages: Sequence[Message], options: ScorerOptions | None = None)
         return _preprocess(system, user, style, options.claim_threshold)
     if user.startswith(_ANA_START):
         return _analyze(system, user, style, options.coverage_threshold)
-    if user.startswith(_REA_START):
+    if user.startswith(REASON_START):
         return _reason(system, user, style)
     return None
 
@@ -193,35 +200,24 @@ def _numbered(block: str, count: int) -> list[str] | None:
 
 def _reason(system: str, user: str, style: str) -> Grounded | None:
     score = _REA_SCORE.search(user)
-    end = user.find(_REA_END)
-    if score is None or end < 0:
+    found = parts(user)
+    if score is None or found is None:
         return None
+    given, rules = found
     if style == "open":
         # Mastra's opening, then sentences in the words of the inputs, the listed claims and
         # questions and the prompt's rules (not of its worked examples, which a judge would
         # otherwise retell: "leaves out both the employee count and the relocation date"), and
         # only the numbers of the figures and the listed claims and questions
-        given = user[len(_REA_START) : end]
-        examples = user.find(_REA_EXAMPLES, end)
-        rules = user[end : examples if examples > 0 else len(user)]
-        vocabulary = citing_numbers(vocabulary_of(given, rules), *_figures(given))
         opening = f"The score is {score.group(1)} because"
+        vocabulary = reason_vocabulary(given, rules)
         pattern = open_pattern(word_bounds(style)[1], vocabulary, opening, confined=True)
     else:
         headline = _REGEX_SPECIAL.sub(r"\\\1", f"The score is {score.group(1)} because ")
         pattern = f"^{headline}[^{_NO_DIGITS}]{{1,{REASON_MAX_CHARS}}}[.!?]$"
-    settings = _guarded("reason", (system, _REA_START, user[end:]), style)
-    return Grounded("reason", {"type": "string", "pattern": pattern}, settings, text_reply=True)
-
-
-def _figures(given: str) -> list[str]:
-    """What an explanation may state in digits: the score lines (score, scale, the two axes),
-    how many claims and questions are listed, and the numbers in those."""
-    figures = given[given.rfind(_FIGURES_START) :]
-    listed = [line for line in figures.splitlines() if line.startswith("- ") and line != "- none"]
-    counted = figures.split(_QUESTIONS_START)
-    counts = [
-        str(sum(ln.startswith("- ") and ln != "- none" for ln in part.splitlines()))
-        for part in counted
-    ]
-    return [figures.split("\nClaims")[0], *counts, *listed]
+    end = len(REASON_START) + len(given)
+    settings = _guarded("reason", (system, REASON_START, user[end:]), style)
+    result = read_given(given, rules, style)
+    shown = None if result is None else functools.partial(shown_reason, result)
+    schema = {"type": "string", "pattern": pattern}
+    return Grounded("reason", schema, settings, text_reply=True, shown=shown)

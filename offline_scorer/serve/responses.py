@@ -74,7 +74,7 @@ def _text(prepared: Prepared, completion: Completion) -> str:
         value = None
     if not isinstance(value, str):
         raise ApiError(500, "the judge's free-text answer was not the JSON string it must be")
-    return value
+    return value if prepared.shown is None else prepared.shown(value)
 
 
 def completion_body(reply: Reply) -> dict[str, Any]:

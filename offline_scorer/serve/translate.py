@@ -17,6 +17,7 @@ Rules, in order:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,7 @@ class Prepared:
     stream: bool
     include_usage: bool
     text_reply: bool = False  # the answer is a JSON string whose value is the reply text
+    shown: Callable[[str], str] | None = None  # what the client is shown of that text
 
 
 def prepare(chat: ChatRequest, options: ScorerOptions | None = None) -> Prepared:
@@ -65,7 +67,9 @@ def prepare(chat: ChatRequest, options: ScorerOptions | None = None) -> Prepared
     grounded = recognise(messages, options)
     if grounded is not None:
         request = JudgeRequest(grounded.step, messages, grounded.schema, grounded.sampling)
-        return Prepared(request, chat.model, chat.stream, include_usage, grounded.text_reply)
+        return Prepared(
+            request, chat.model, chat.stream, include_usage, grounded.text_reply, grounded.shown
+        )
     request = JudgeRequest("chat", messages, _schema(chat, messages), _sampling(chat))
     return Prepared(request, chat.model, chat.stream, include_usage)
 

@@ -1,29 +1,47 @@
 """Whether a judge's explanation misstates the result it explains.
 
-The explanation is the one text whose facts the product computed itself (the score and the
-axis that limits it), so unlike a reason it can be checked exactly: "The score is 1 because
-..." for a score of 0 is refused however well it reads. Its other checks (whole sentences,
-known words, numbers of the figures) are `readable.problem`'s, as for every text.
+The explanation is the one text whose facts the product computed itself (the score, the axis
+that limits it and the two axes' shares), so unlike a reason it can be checked exactly: "The
+score is 1 because ..." for a score of 0 is refused however well it reads, and so is "the
+summary answers 2 of 40,000 ..." where 2 of 3 questions were answered. Its other checks (whole
+sentences, known words, numbers of the figures) are `readable.problem`'s, as for every text.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from offline_scorer.scorers.summarization.refusal import Refusal
 from offline_scorer.scorers.summarization.stated_numbers import WORD
 
 _AXES = frozenset({"alignment", "coverage"})
 _SCORE_STATED = re.compile(r"\bscore (?:is|was|of) (\d+(?:\.\d+)?)")
+_COUNT = r"(\d+)\s+(?:out\s+)?of\s+(?:the\s+|its\s+|all\s+)?(\d+(?:,\d{3})*)"
+_SHARE_STATED = re.compile(
+    rf"\b(?:answers|answered|supports|supported|covers|covered)\s+(?:only\s+)?{_COUNT}\b"
+    rf"|\b{_COUNT}\s+(?:[^\W\d_]+\s+)?(?:claims|questions)\b"
+)
+"""A count of claims or questions stated as "N of M": "answers 2 of 3 questions", "3 of 4
+claims are supported". Numbers of the pair itself ("2 of 40,000 lamps were recalled") are not
+shares unless a judging verb or a count noun frames them."""
+SHARE_TOLERANCE = 0.005
+"""Mastra gives each axis rounded to two decimals: 2 of 3 is its 0.67."""
 
 
-def misstates(text: str, score: float, limiting_axis: str) -> Refusal | None:
+def misstates(
+    text: str, score: float, limiting_axis: str, shares: Sequence[float] = ()
+) -> Refusal | None:
     """Why an explanation misstates the result (None: it does not): it gives the score as
-    another of the figures ("The score is 1" when it is 0), or names only the axis that does
-    not limit it ("coverage was the weaker axis" when alignment was)."""
+    another of the figures ("The score is 1" when it is 0), names only the axis that does not
+    limit it ("coverage was the weaker axis" when alignment was), or states a count of claims
+    or questions whose share is neither axis's (`shares`: alignment and coverage)."""
     stated = _SCORE_STATED.findall(text.lower())
     if any(float(value) != score for value in stated):
         return Refusal("gives another score", f"{stated[0]} where it is {score:g}")
+    wrong_share = _wrong_share(text.lower(), shares)
+    if wrong_share is not None:
+        return Refusal("states a count of claims or questions the figures do not give", wrong_share)
     if limiting_axis not in _AXES:
         return None
     named = _AXES.intersection(WORD.findall(text.lower()))
@@ -32,4 +50,17 @@ def misstates(text: str, score: float, limiting_axis: str) -> Refusal | None:
             "names the axis that does not limit the score",
             f"{min(named)}, where {limiting_axis} limits it",
         )
+    return None
+
+
+def _wrong_share(text: str, shares: Sequence[float]) -> str | None:
+    """The first "N of M" whose N/M is no axis's share (None: each is one's, or none is said)."""
+    if not shares:
+        return None
+    for match in _SHARE_STATED.finditer(text):
+        groups = [g for g in match.groups() if g is not None]
+        part, whole = int(groups[0]), int(groups[1].replace(",", ""))
+        share = part / whole if whole else -1.0
+        if part > whole or all(abs(share - s) > SHARE_TOLERANCE for s in shares):
+            return f"{groups[0]} of {groups[1]}"
     return None

@@ -28,7 +28,7 @@ from typing import Literal, TypeVar
 from offline_scorer.scorers.summarization.evidence import quote_problem, quoted
 from offline_scorer.scorers.summarization.grounding import QUESTION_FRAME
 from offline_scorer.scorers.summarization.known_words import scripts_of, unknown_words
-from offline_scorer.scorers.summarization.refusal import Refusal
+from offline_scorer.scorers.summarization.refusal import Refusal, noted
 from offline_scorer.scorers.summarization.schemas import (
     ClaimVerdict,
     QuestionVerdict,
@@ -310,15 +310,19 @@ def _vet(
             kept.append(verdict)
             authors.append("product")
         elif (
-            problem(
+            noted(
+                problem(
+                    verdict.reason,
+                    max_words,
+                    vocabulary,
+                    numbers_from(verdict),
+                    subject(verdict),
+                    positive(verdict),
+                    grounds,
+                    grounds_name,
+                ),
                 verdict.reason,
-                max_words,
-                vocabulary,
-                numbers_from(verdict),
                 subject(verdict),
-                positive(verdict),
-                grounds,
-                grounds_name,
             )
             is None
         ):

@@ -3,10 +3,15 @@
 One value per check (`check` is a fixed phrase, the same whatever text failed it), so refusals
 can be counted by check (`bench/bench_refusals.py`) without reading them back out of messages;
 `detail` carries what differs from one refused text to the next (the word, the figures).
+Each place that decides whether a person sees a judge's text tells its refusal to `noted`, so a
+bench can `watch` them without reaching into the checks.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 
@@ -19,3 +24,39 @@ class Refusal:
 
     def __str__(self) -> str:
         return self.check if self.detail is None else f"{self.check}: {self.detail}"
+
+
+@dataclass(frozen=True)
+class RefusedText:
+    """One refusal as a watcher sees it: the check's verdict, the text refused, and what the
+    text was about (its claim, its question, or for the explanation the facts it explains)."""
+
+    refusal: Refusal
+    text: str
+    subject: str | None
+
+
+_WATCHING: ContextVar[list[RefusedText] | None] = ContextVar("refusals_watched", default=None)
+
+
+@contextmanager
+def watch() -> Iterator[list[RefusedText]]:
+    """Every text refused inside the block, in the order the checks refused them: how a
+    bench counts refusals by check (`bench/bench_refusals.py`) while the scorer decides exactly
+    as it does in `eval`. Outside a block nothing is kept."""
+    refused: list[RefusedText] = []
+    token = _WATCHING.set(refused)
+    try:
+        yield refused
+    finally:
+        _WATCHING.reset(token)
+
+
+def noted(refusal: Refusal | None, text: str, subject: str | None) -> Refusal | None:
+    """`refusal`, told to whoever `watch`es: each place that decides whether a person sees a
+    judge's text passes its verdict through here."""
+    if refusal is not None:
+        refused = _WATCHING.get()
+        if refused is not None:
+            refused.append(RefusedText(refusal, text, subject))
+    return refusal

@@ -14,8 +14,9 @@ from offline_scorer.errors import GenerationError
 from offline_scorer.formats import SUMMARIZATION_REQUESTS_REVISION
 from offline_scorer.judging.ask import ask
 from offline_scorer.judging.protocol import Completion, Judge, JudgeRequest, TextJudge, as_judge
-from offline_scorer.scorers.summarization import misstated_result, prompts, readable
+from offline_scorer.scorers.summarization import prompts, readable
 from offline_scorer.scorers.summarization.grounding import claims_of
+from offline_scorer.scorers.summarization.misstated_result import misstates
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.reason import (
     compose_reason,
@@ -23,6 +24,7 @@ from offline_scorer.scorers.summarization.reason import (
     figures_of,
     written_explanation,
 )
+from offline_scorer.scorers.summarization.refusal import noted
 from offline_scorer.scorers.summarization.result import (
     AnalyzeStepResult,
     PreprocessStepResult,
@@ -257,8 +259,10 @@ class SummarizationScorer:
         explanation = explained.explanation
         problem = readable.problem(
             explanation, words, prompts.reason_vocabulary(shown), figures_of(outcome), shown
-        ) or misstated_result.misstates(explanation, outcome.score, outcome.limiting_axis)
-        if problem is not None:
+        ) or misstates(
+            explanation, outcome.score, outcome.limiting_axis, (outcome.alignment, outcome.coverage)
+        )
+        if noted(problem, explanation, shown) is not None:
             return written_explanation(outcome), False
         return explanation, True
 
