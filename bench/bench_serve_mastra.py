@@ -1,7 +1,7 @@
 """Mastra's real scorer against `serve` on a judge: first try, replay, and the texts it prints.
 
     python bench/bench_serve_mastra.py [--model qwen2.5-coder-0.5b] [--modes inline native]
-        [--out bench/results/serve-mastra-MODEL.json]
+        [--out bench/results/serve-mastra-MODEL.json] [--cassettes DIR]
 
 For each of Mastra's two structured-output configurations (inline schema, native
 `response_format`), on the 12 fixtures: `offline-scorer serve --model MODEL --record-mode record`
@@ -92,9 +92,10 @@ def count_texts(lines: list[dict[str, Any]], pairs: Mapping[str, Mapping[str, st
     return {kind: {c: table[kind][c] for c in columns} for kind in table}
 
 
-def one_mode(model: str, mode: str, work: Path) -> dict[str, Any]:
+def one_mode(model: str, mode: str, work: Path, cassettes: Path) -> dict[str, Any]:
+    """Record then replay one configuration; `work` takes the servers' logs."""
     pairs = load_fixture_pairs()
-    cassette = work / f"mastra-{mode}.oscas"
+    cassette = cassettes / f"mastra-{mode}.oscas"
     args = ("--model", model, "--cassette", str(cassette), "--threads", "2")
     port = free_port()  # the same URL both times: score.mjs prints the URLs it called
     started = time.perf_counter()
@@ -125,12 +126,27 @@ def main() -> None:
     parser.add_argument("--model", default="qwen2.5-coder-0.5b")
     parser.add_argument("--modes", nargs="+", default=["inline", "native"])
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--cassettes",
+        type=Path,
+        help="keep the recorded cassettes here (mastra-MODE.oscas, replayable with `serve "
+        "--record-mode replay`); by default they go with a scratch folder",
+    )
     args = parser.parse_args()
     require_node()
+    kept = (
+        [args.cassettes / f"mastra-{mode}.oscas" for mode in args.modes] if args.cassettes else []
+    )
+    if any(path.exists() for path in kept):
+        parser.error(
+            f"{args.cassettes} already holds a cassette of these modes: give another folder"
+        )
     with tempfile.TemporaryDirectory() as scratch:
+        cassettes = args.cassettes or Path(scratch)
+        cassettes.mkdir(parents=True, exist_ok=True)
         report = {
             "model": args.model,
-            "modes": [one_mode(args.model, mode, Path(scratch)) for mode in args.modes],
+            "modes": [one_mode(args.model, m, Path(scratch), cassettes) for m in args.modes],
         }
     out = args.out or ROOT / f"bench/results/serve-mastra-{args.model}.json"
     out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

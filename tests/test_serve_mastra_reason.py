@@ -111,6 +111,13 @@ def test_the_products_reason_names_the_axis_and_what_is_behind_it() -> None:
         "The score is 1 because every claim in the summary is supported by the source and the "
         "summary answers every question drawn from it."
     )
+    many = GivenResult(
+        "0", 0.0, 1.0, 0.0, (), ("A?", "B?", "C?", "D?", "E?"), base.figures, base.vocabulary, 30
+    )
+    assert written_reason(many) == (
+        'The score is 0 because coverage was the weaker axis: the summary does not answer "A?"; '
+        '"B?"; "C?"; and 2 more questions.'
+    )
     both = GivenResult("0.5", 0.5, 0.5, 0.5, ("A.",), ("B?",), base.figures, base.vocabulary, 30)
     assert written_reason(both) == (
         "The score is 0.5 because alignment and coverage were equally weak; the source does not "

@@ -64,6 +64,10 @@ class ContentDigest:
     """Every set of runtime versions the records' meta names (not covered by the digest, so
     two digests compare equal by their hex and count alone)."""
 
+    writer: str = field(default="", compare=False)
+    """The header's "offline-scorer VERSION" that created the file, read in the same pass: what
+    `reproduce` names when a run differs (not covered by the digest)."""
+
     def __str__(self) -> str:
         return DIGEST_PREFIX + self.hex
 
@@ -98,6 +102,7 @@ def content_digest(path: str | os.PathLike[str]) -> ContentDigest:
     judges: set[JudgeIdentity] = set()
     runtimes: set[tuple[tuple[str, str], ...]] = set()
     with CassetteFile(path, create=False) as cassette:
+        writer = cassette.writer
         for exchange in _latest(cassette):
             parts = exchange.parts
             judges.add(
@@ -123,6 +128,7 @@ def content_digest(path: str | os.PathLike[str]) -> ContentDigest:
         len(digests),
         tuple(sorted(judges, key=repr)),
         tuple(sorted(runtimes)),
+        writer,
     )
 
 

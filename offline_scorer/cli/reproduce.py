@@ -23,7 +23,6 @@ from offline_scorer.batch.reproduce import compare_lines, first_kind, version_ad
 from offline_scorer.batch.run import item_context
 from offline_scorer.cassette.judge import require_cassette
 from offline_scorer.cassette.modes import RecordMode
-from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.cli.options import ScorerChoice, model_options, scorer_options
 from offline_scorer.errors import InputError
 from offline_scorer.settings import RAY_ADDRESS_ENV
@@ -105,8 +104,7 @@ def reproduce_command(
     click.echo(f"results  sha256:{outcome.sha256}  {results}")
     click.echo(f"cassette {digest}  {cassette}")
     if not outcome.ok:
-        with CassetteFile.open(cassette, create=False) as recorded:
-            advice = version_advice(recorded.writer)
+        advice = version_advice(digest.writer)
         if advice is not None:
             click.echo(advice)
         sys.exit(1)

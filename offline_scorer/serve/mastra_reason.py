@@ -26,12 +26,16 @@ from offline_scorer.scorers.summarization.sentence import (
 )
 
 __all__ = [
+    "REASON_START",
     "GivenResult",
     "given_in",
+    "parts",
     "read_given",
     "reason_problem",
+    "reason_vocabulary",
     "shown_reason",
     "written_by_product",
+    "written_reason",
 ]
 
 REASON_START = "Explain the summarization score for the given summary.\n\nSource Text:\n"
@@ -52,9 +56,9 @@ PRODUCT_MARK = " (Written by offline-scorer in place of the judge's reason, whic
 @dataclass(frozen=True)
 class GivenResult:
     """The result Mastra asks the judge to explain, as its reason prompt gives it (`score` as
-    Mastra writes it, `score_value` its number), and what an
-    explanation of it may say: the prompt's words, the figures' numbers and the listed claims'
-    and questions' numbers (`figures`), in at most `max_words` words."""
+    Mastra writes it, `score_value` its number), and what an explanation of it may say: the
+    prompt's words, the figures' numbers and the listed claims' and questions' numbers
+    (`figures`), in at most `max_words` words."""
 
     score: str
     score_value: float
@@ -165,9 +169,9 @@ def written_by_product(reason: str) -> bool:
 
 def written_reason(given: GivenResult) -> str:
     """Mastra's form, "The score is S because ...", stated from the result alone: the axis
-    that limits the score, and the claims or questions behind it."""
-    unsupported = f"the source does not support {_quoted(given.unsupported)}"
-    missing = f"the summary does not answer {_quoted(given.missing)}"
+    that limits the score, and the claims or questions behind it (the first `NAMED` quoted)."""
+    unsupported = f"the source does not support {_quoted(given.unsupported, 'claim')}"
+    missing = f"the summary does not answer {_quoted(given.missing, 'question')}"
     because = {
         "none": "every claim in the summary is supported by the source and the summary "
         "answers every question drawn from it",
@@ -184,5 +188,14 @@ def written_reason(given: GivenResult) -> str:
     return f"The score is {given.score} because {because}."
 
 
-def _quoted(items: tuple[str, ...]) -> str:
-    return "; ".join(f'"{item}"' for item in items)
+NAMED = 3
+"""Claims or questions a product reason quotes; more are counted ("and 5 more questions"):
+Mastra asks for a short explanation, and its result lists them all."""
+
+
+def _quoted(items: tuple[str, ...], noun: str) -> str:
+    named = "; ".join(f'"{item}"' for item in items[:NAMED])
+    more = len(items) - NAMED
+    if more <= 0:
+        return named
+    return f"{named}; and {more} more {noun if more == 1 else noun + 's'}"

@@ -31,12 +31,17 @@ RUNTIME_SEED = 0
 
 @dataclass
 class _Runtime:
+    """One loaded model, shared by every engine opened on it: what its KV cache holds
+    (`settled`) and the openings' KV states kept to put back (`saved`) describe this llama, so
+    they live with it, not with an engine (a second judge on the same file reuses both)."""
+
     llama: Any
     vocab: Any
     n_vocab: int
     tokenizer: Any = None  # llguidance tokenizer, built on first constrained call (~0.3 s)
     pieces: dict[int, str] = field(default_factory=dict)  # token id -> its text, as needed
     settled: list[int] = field(default_factory=list)  # leading cached tokens in whole chunks
+    saved: SavedPrefixes = field(default_factory=SavedPrefixes)  # openings' KV states
 
 
 FREE_TEXT_TOKENS = 256  # a step allowing more tokens than this is writing free text
@@ -116,7 +121,6 @@ class Engine:
         self.forced_evaluated = 0
         """Tokens the grammar forced that were run through the model, for the same count: a
         forced run that ends the answer is not (its logits would never be read)."""
-        self.saved = SavedPrefixes()
         self.chat_template = self.template()
         self._formatter = self._make_formatter(self.chat_template)
 
@@ -189,7 +193,7 @@ class Engine:
         keep = 0
         if self.reuse_prefix:
             keep = reusable(ends, self._shared_with_cache(tokens))
-            if keep < first < len(tokens) and self.saved.restore(llama, tokens[:first]):
+            if keep < first < len(tokens) and rt.saved.restore(llama, tokens[:first]):
                 keep = first
         llama.n_tokens = keep  # eval() drops the KV cache beyond n_tokens
         start = keep
@@ -197,7 +201,7 @@ class Engine:
             if end > start:
                 llama.eval(tokens[start:end])
                 if self.reuse_prefix and start == 0 and end == first < len(tokens):
-                    self.saved.save(llama, tokens[:first])
+                    rt.saved.save(llama, tokens[:first])
                 start = end
         rt.settled = tokens[:settled]
         self.prefilled += len(tokens) - keep
