@@ -115,12 +115,12 @@ def test_the_products_reason_names_the_axis_and_what_is_behind_it() -> None:
         "0", 0.0, 1.0, 0.0, (), ("A?", "B?", "C?", "D?", "E?"), base.figures, base.vocabulary, 30
     )
     assert written_reason(many) == (
-        'The score is 0 because coverage was the weaker axis: the summary does not answer "A?"; '
-        '"B?"; "C?"; and 2 more questions.'
+        "The score is 0 because coverage was the weaker axis: the summary does not answer 5 "
+        'questions, among them "A?"; "B?"; "C?".'
     )
     both = GivenResult("0.5", 0.5, 0.5, 0.5, ("A.",), ("B?",), base.figures, base.vocabulary, 30)
     assert written_reason(both) == (
-        "The score is 0.5 because alignment and coverage were equally weak; the source does not "
+        "The score is 0.5 because alignment and coverage were equally weak: the source does not "
         'support "A."; the summary does not answer "B?".'
     )
 
@@ -153,3 +153,31 @@ def test_the_reply_mastra_receives_is_the_vetted_text(name: str) -> None:
 
 def _identity() -> JudgeIdentity:
     return JudgeIdentity("0" * 64, "0" * 64, "scripted", 0.5)
+
+
+@pytest.mark.parametrize(
+    ("said", "wrong"),
+    [
+        ("the summary answers 2 of 40,000 questions", "2 of 40,000"),  # not a coverage of 0
+        ("the summary answers 1 of 1 questions", "1 of 1"),  # alignment's share, not coverage's
+        ("2 of 3 claims are supported", "2 of 3"),  # coverage's share, not alignment's
+        ("the summary answers 0 of 3 questions", None),
+        ("1 of 1 claims is supported", None),
+    ],
+)
+def test_a_count_is_checked_against_the_share_of_its_own_axis(said: str, wrong: str | None) -> None:
+    """Questions answered are coverage's share, claims supported alignment's; a share of none is
+    none exactly (the default judge wrote "answers 2 of 40,000 questions" for a coverage of 0)."""
+    text = f"The score is 0 because coverage was the weaker axis: {said}."
+    refusal = misstates(text, 0.0, "coverage", (1.0, 0.0))
+    assert (refusal.detail if refusal else None) == wrong
+
+
+def test_words_run_together_at_an_apostrophe_are_refused() -> None:
+    """The default judge through Mastra wrote "the project lead'scale" and "the
+    treasurer'spring plant sale report"; a plural possessive without its space still reads."""
+    given = _given()
+    head = "The score is 0.57 because coverage was the weaker axis: the summary leaves out the"
+    refusal = reason_problem(given, f"{head} bridge'shuttle.")
+    assert refusal is not None and refusal.check == "joins two words with an apostrophe"
+    assert reason_problem(given, f"{head} crossings'shuttle.") is None

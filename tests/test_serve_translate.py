@@ -130,9 +130,10 @@ def test_the_served_judges_coverage_threshold_commits_mastras_coverage_verdicts(
 
 
 def test_an_open_style_judges_reason_states_only_the_figures_in_the_words_it_was_given() -> None:
-    """Mastra's opening, then words of the inputs, the listed claims and questions and the
-    rules; numbers only of the figures (0.57 of 1, alignment 1, 3 questions listed) and of the
-    listed lines: neither the worked examples' facts nor their counts can be retold."""
+    """Mastra's opening and the axis that limits the score (written from the figures), then
+    words of the inputs, the listed claims and questions and the rules; numbers only of the
+    figures (0.57 of 1, alignment 1, 3 questions listed) and of the listed lines: neither the
+    worked examples' facts nor their counts can be retold."""
     from offline_scorer.scorers.summarization.options import ScorerOptions
 
     request = prepare(parse_request(_captured("inline-3")), ScorerOptions(free_text="open"))
@@ -143,12 +144,15 @@ def test_an_open_style_judges_reason_states_only_the_figures_in_the_words_it_was
         "The score is 0.57 because coverage was the weaker axis: the summary leaves out 3 "
         "questions, such as whether engineers from Quillmarsh inspected the bridge in January."
     )
-    assert pattern.match("The score is 0.57 because the shuttle will run every 20 minutes.")
-    assert not pattern.match("The score is 0.57 because the summary answers 4 of 7 questions.")
-    assert not pattern.match(
-        "The score is 0.57 because the summary leaves out the employee count."  # the example's
+    axis = "The score is 0.57 because coverage was the weaker axis"  # written from the figures
+    assert pattern.match(f"{axis}: the shuttle will run every 20 minutes.")
+    assert not pattern.match("The score is 0.57 because the shuttle will run every 20 minutes.")
+    assert not pattern.match(  # the axis that does not limit it
+        "The score is 0.57 because alignment was the weaker axis: the shuttle runs."
     )
-    assert not pattern.match("The score is 0.57 because the summary answers \u245b questions.")
+    assert not pattern.match(f"{axis}: the summary answers 4 of 7 questions.")
+    assert not pattern.match(f"{axis}: the summary leaves out the employee count.")  # example's
+    assert not pattern.match(f"{axis}: the summary answers \u245b questions.")
     assert not pattern.match("The score is 1 because the summary is faithful.")  # not its score
 
 
@@ -215,3 +219,18 @@ def test_the_served_claim_threshold_commits_mastras_claim_verdicts() -> None:
     }
     assert steps["inline-1"].sampling.verdict_threshold == 0.67
     assert steps["inline-2"].sampling.verdict_threshold == 0.43
+
+
+def test_a_guarded_style_judges_reason_opens_with_the_score_and_the_axis_that_limits_it() -> None:
+    """A judge in the default style (SmolLM2's) gets the same opening: the given score, then
+    the axis Mastra's figures say limits it, then its own words after a separator."""
+    request = prepare(parse_request(_captured("native-3")))
+    schema = request.request.output_schema
+    assert request.request.step == "reason" and schema is not None
+    pattern = re.compile(schema["pattern"])
+    axis = "The score is 0.57 because coverage was the weaker axis"
+    assert pattern.match(f"{axis}: the summary leaves out the shuttle.")
+    assert pattern.match(f"{axis}, as the summary leaves out the shuttle.")
+    assert not pattern.match(f"{axis}es of the summary are weak.")
+    assert not pattern.match("The score is 0.57 because the summary leaves out the shuttle.")
+    assert not pattern.match(f"{axis}: the summary answers 4 of 7 questions.")  # no digits

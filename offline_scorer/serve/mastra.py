@@ -47,6 +47,7 @@ from offline_scorer.scorers.summarization.sentence import (
 )
 from offline_scorer.serve.mastra_reason import (
     REASON_START,
+    axis_clause,
     parts,
     read_given,
     reason_vocabulary,
@@ -204,20 +205,29 @@ def _reason(system: str, user: str, style: str) -> Grounded | None:
     if score is None or found is None:
         return None
     given, rules = found
+    result = read_given(given, rules, style)
+    if result is None:
+        return None
+    # Mastra's opening, then the axis that limits the score as its worked examples name it
+    # (computed from the figures Mastra sent: the default judge left to infer it named the
+    # wrong one for 11 of the 12 fixtures), then the judge's explanation
+    opening = " ".join(
+        filter(None, (f"The score is {score.group(1)} because", axis_clause(result)))
+    )
     if style == "open":
-        # Mastra's opening, then sentences in the words of the inputs, the listed claims and
-        # questions and the prompt's rules (not of its worked examples, which a judge would
-        # otherwise retell: "leaves out both the employee count and the relocation date"), and
-        # only the numbers of the figures and the listed claims and questions
-        opening = f"The score is {score.group(1)} because"
+        # whole sentences in the words of the inputs, the listed claims and questions and the
+        # prompt's rules (not of its worked examples, which a judge would otherwise retell:
+        # "leaves out both the employee count and the relocation date"), and only the numbers
+        # of the figures and the listed claims and questions
         vocabulary = reason_vocabulary(given, rules)
         pattern = open_pattern(word_bounds(style)[1], vocabulary, opening, confined=True)
     else:
-        headline = _REGEX_SPECIAL.sub(r"\\\1", f"The score is {score.group(1)} because ")
+        # the explanation goes on after a separator: ": the summary ...", not "axiss"
+        joined = "(?:: |, | )" if axis_clause(result) else " "
+        headline = _REGEX_SPECIAL.sub(r"\\\1", opening) + joined
         pattern = f"^{headline}[^{_NO_DIGITS}]{{1,{REASON_MAX_CHARS}}}[.!?]$"
     end = len(REASON_START) + len(given)
     settings = _guarded("reason", (system, REASON_START, user[end:]), style)
-    result = read_given(given, rules, style)
-    shown = None if result is None else functools.partial(shown_reason, result)
+    shown = functools.partial(shown_reason, result)
     schema = {"type": "string", "pattern": pattern}
     return Grounded("reason", schema, settings, text_reply=True, shown=shown)

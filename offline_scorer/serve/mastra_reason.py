@@ -28,6 +28,7 @@ from offline_scorer.scorers.summarization.sentence import (
 __all__ = [
     "REASON_START",
     "GivenResult",
+    "axis_clause",
     "given_in",
     "parts",
     "read_given",
@@ -167,35 +168,49 @@ def written_by_product(reason: str) -> bool:
     return PRODUCT_MARK in reason
 
 
+def axis_clause(given: GivenResult) -> str:
+    """What limits the score, as Mastra's worked examples say it ("coverage was the weaker
+    axis"); empty when nothing does (a whole score needs no axis)."""
+    return {
+        "none": "",
+        "alignment": "alignment was the weaker axis",
+        "coverage": "coverage was the weaker axis",
+        "both": "alignment and coverage were equally weak",
+    }[given.limiting_axis]
+
+
 def written_reason(given: GivenResult) -> str:
     """Mastra's form, "The score is S because ...", stated from the result alone: the axis
-    that limits the score, and the claims or questions behind it (the first `NAMED` quoted)."""
+    that limits the score, and the claims or questions behind it (at most `NAMED` quoted)."""
     unsupported = f"the source does not support {_quoted(given.unsupported, 'claim')}"
     missing = f"the summary does not answer {_quoted(given.missing, 'question')}"
-    because = {
-        "none": "every claim in the summary is supported by the source and the summary "
-        "answers every question drawn from it",
-        "alignment": "alignment was the weaker axis"
-        + (f": {unsupported}" if given.unsupported else ""),
-        "coverage": "coverage was the weaker axis" + (f": {missing}" if given.missing else ""),
-        "both": "alignment and coverage were equally weak"
-        + "".join(
-            f"; {part}"
+    behind = {
+        "none": [],
+        "alignment": [unsupported] if given.unsupported else [],
+        "coverage": [missing] if given.missing else [],
+        "both": [
+            part
             for part, listed in ((unsupported, given.unsupported), (missing, given.missing))
             if listed
-        ),
+        ],
     }[given.limiting_axis]
+    if given.limiting_axis == "none":
+        because = (
+            "every claim in the summary is supported by the source and the summary answers "
+            "every question drawn from it"
+        )
+    else:
+        because = axis_clause(given) + (f": {'; '.join(behind)}" if behind else "")
     return f"The score is {given.score} because {because}."
 
 
 NAMED = 3
-"""Claims or questions a product reason quotes; more are counted ("and 5 more questions"):
-Mastra asks for a short explanation, and its result lists them all."""
+"""Claims or questions a product reason quotes; with more, it gives their number ("5 questions,
+among them ..."): Mastra asks for a short explanation, and its result lists them all."""
 
 
 def _quoted(items: tuple[str, ...], noun: str) -> str:
     named = "; ".join(f'"{item}"' for item in items[:NAMED])
-    more = len(items) - NAMED
-    if more <= 0:
+    if len(items) <= NAMED:
         return named
-    return f"{named}; and {more} more {noun if more == 1 else noun + 's'}"
+    return f"{len(items)} {noun}s, among them {named}"

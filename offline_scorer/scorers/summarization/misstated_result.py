@@ -19,12 +19,15 @@ _AXES = frozenset({"alignment", "coverage"})
 _SCORE_STATED = re.compile(r"\bscore (?:is|was|of) (\d+(?:\.\d+)?)")
 _COUNT = r"(\d+)\s+(?:out\s+)?of\s+(?:the\s+|its\s+|all\s+)?(\d+(?:,\d{3})*)"
 _SHARE_STATED = re.compile(
-    rf"\b(?:answers|answered|supports|supported|covers|covered)\s+(?:only\s+)?{_COUNT}\b"
-    rf"|\b{_COUNT}\s+(?:[^\W\d_]+\s+)?(?:claims|questions)\b"
+    rf"\b(answers|answered|supports|supported|covers|covered)\s+(?:only\s+)?{_COUNT}\b"
+    rf"|\b{_COUNT}\s+(?:[^\W\d_]+\s+)?(claims|questions)\b"
 )
 """A count of claims or questions stated as "N of M": "answers 2 of 3 questions", "3 of 4
 claims are supported". Numbers of the pair itself ("2 of 40,000 lamps were recalled") are not
 shares unless a judging verb or a count noun frames them."""
+_AXIS_OF = {"answers": 1, "answered": 1, "covers": 1, "covered": 1, "questions": 1}
+"""Which share a count is of: questions answered are coverage's (1); claims supported are
+alignment's (0)."""
 SHARE_TOLERANCE = 0.005
 """Mastra gives each axis rounded to two decimals: 2 of 3 is its 0.67."""
 
@@ -35,7 +38,7 @@ def misstates(
     """Why an explanation misstates the result (None: it does not): it gives the score as
     another of the figures ("The score is 1" when it is 0), names only the axis that does not
     limit it ("coverage was the weaker axis" when alignment was), or states a count of claims
-    or questions whose share is neither axis's (`shares`: alignment and coverage)."""
+    or questions that is not its axis's share (`shares`: alignment, then coverage)."""
     stated = _SCORE_STATED.findall(text.lower())
     if any(float(value) != score for value in stated):
         return Refusal("gives another score", f"{stated[0]} where it is {score:g}")
@@ -54,13 +57,18 @@ def misstates(
 
 
 def _wrong_share(text: str, shares: Sequence[float]) -> str | None:
-    """The first "N of M" whose N/M is no axis's share (None: each is one's, or none is said)."""
+    """The first "N of M" that is not its axis's share (alignment's for claims, coverage's for
+    questions), None when each is or none is said. A share of none is 0 exactly: "answers 2 of
+    40,000" is not a coverage of 0."""
     if not shares:
         return None
     for match in _SHARE_STATED.finditer(text):
-        groups = [g for g in match.groups() if g is not None]
-        part, whole = int(groups[0]), int(groups[1].replace(",", ""))
-        share = part / whole if whole else -1.0
-        if part > whole or all(abs(share - s) > SHARE_TOLERANCE for s in shares):
-            return f"{groups[0]} of {groups[1]}"
+        verb, part, whole, part2, whole2, noun = match.groups()
+        said, of = (part, whole) if part is not None else (part2, whole2)
+        axis = shares[_AXIS_OF.get(verb or noun, 0)]
+        count, total = int(said), int(of.replace(",", ""))
+        if count > total or not total or (count == 0) != (axis == 0):
+            return f"{said} of {of}"
+        if abs(count / total - axis) > SHARE_TOLERANCE:
+            return f"{said} of {of}"
     return None

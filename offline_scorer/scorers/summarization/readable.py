@@ -62,6 +62,11 @@ _WORD_OR_NUMBER = re.compile(f"{WORD_PATTERN}|{NUMBER}")
 as "to to"."""
 _POSSESSIVE = re.compile(r"['\u2019]s$")
 """A name's possessive is the name: "Varga's statement" when the inputs name Ines Varga."""
+_JOINED = re.compile(r"[^\W\d_]{2,}[^\W\ds_]['\u2019][^\W\d_]{3,}")
+"""Two words run together at an apostrophe ("the project lead'scale", "the treasurer'spring
+report"): a judge writing a possessive whose "s" the next word swallowed. A contraction or a
+name keeps a short part ("don't", "they're", "O'Brien", "o'clock"); a plural possessive the
+grammar wrote without its space ("his friends'reaction") still reads as one."""
 _LAST_TOKEN = re.compile(r"[^\W_]+(?=\W*$)")
 """The last word or number: "fees rose to 55 dollars for 2025." ends on a number, not on "for"."""
 # A reason speaks of what is judged or of the verdict: at least one of these (a restated source
@@ -120,6 +125,9 @@ def _word_problem(text: str, vocabulary: Vocabulary) -> Refusal | None:
         first = counted_words(sentence)[:1]
         if not first or (first[0] not in starts and not first[0][:1].isupper()):
             return Refusal("has a sentence that does not start with a capital")
+    joined = next((w for w in WORD.findall(text) if _JOINED.fullmatch(w)), None)
+    if joined is not None:
+        return Refusal("joins two words with an apostrophe", repr(joined))
     outside = [
         word
         for word in (_POSSESSIVE.sub("", w) for w in WORD.findall(text))
