@@ -1,7 +1,7 @@
 """Mastra's real scorer against `serve` on a judge: first try, replay, and the texts it prints.
 
     python bench/bench_serve_mastra.py [--model qwen2.5-coder-0.5b] [--modes inline native]
-        [--out bench/results/serve-mastra-MODEL.json] [--cassettes DIR]
+        [--out bench/results/serve-mastra-MODEL.json] [--cassettes DIR] [--replay-only]
 
 For each of Mastra's two structured-output configurations (inline schema, native
 `response_format`), on the 12 fixtures: `offline-scorer serve --model MODEL --record-mode record`
@@ -74,8 +74,13 @@ def _js(number: float) -> str:
     return str(int(number)) if number == int(number) else repr(number)
 
 
-def count_texts(lines: list[dict[str, Any]], pairs: Mapping[str, Mapping[str, str]]) -> dict:
+def count_texts(
+    lines: list[dict[str, Any]], pairs: Mapping[str, Mapping[str, str]]
+) -> tuple[dict[str, dict[str, int]], list[dict[str, Any]]]:
+    """The counts per kind of text, and every text that failed a check (pair, kind, checks,
+    text), to be read."""
     table: dict[str, Counter[str]] = {}
+    failing: list[dict[str, Any]] = []
     for line in lines:
         pair = pairs[line["id"]]
         scripts = scripts_in([pair["source"], pair["summary"]])
@@ -86,10 +91,13 @@ def count_texts(lines: list[dict[str, Any]], pairs: Mapping[str, Mapping[str, st
                 allowed = numbers_in(pair["source"]) | numbers_in(pair["summary"])
                 allowed |= numbers_in(context)
             counted = check(text, bound, None, scripts, allowed)
+            failed = [c for c in CHECKS if counted[c]]
+            if failed:
+                failing.append({"id": line["id"], "kind": kind, "checks": failed, "text": text})
             counted["product_written"] = int(kind == "explanation" and written_by_product(text))
             table.setdefault(kind, Counter()).update(counted)
     columns = ("texts", "product_written", *CHECKS)
-    return {kind: {c: table[kind][c] for c in columns} for kind in table}
+    return {kind: {c: table[kind][c] for c in columns} for kind in table}, failing
 
 
 def one_mode(model: str, mode: str, work: Path, cassettes: Path) -> dict[str, Any]:
@@ -116,8 +124,41 @@ def one_mode(model: str, mode: str, work: Path, cassettes: Path) -> dict[str, An
         "replay_identical": second.lines == first.lines,
         "record_seconds": round(recorded, 1),
         "replay_seconds": round(replayed, 1),
-        "texts": count_texts(done, by_id),
+        **_texts_part(done, by_id),
+    }
+
+
+def _texts_part(
+    done: list[dict[str, Any]], pairs: Mapping[str, Mapping[str, str]]
+) -> dict[str, Any]:
+    counts, failing = count_texts(done, pairs)
+    return {
+        "texts": counts,
+        "failing_texts": failing,
         "explanations": {r["id"]: r["result"]["reason"] for r in done},
+    }
+
+
+def replay_mode(
+    model: str, mode: str, work: Path, cassettes: Path, recorded: Mapping[str, Any]
+) -> dict[str, Any]:
+    """What Mastra prints now from a kept cassette (no model): the texts and explanations
+    derived again, the recording's own figures (`recorded`: first try, record time, whether
+    its replay was identical then) kept as they were measured."""
+    pairs = load_fixture_pairs()
+    cassette = cassettes / f"mastra-{mode}.oscas"
+    args = ("--model", model, "--cassette", str(cassette), "--threads", "2")
+    started = time.perf_counter()
+    with serving(work, "--record-mode", "replay", *args, block_runtime=True) as rep:
+        again = run_score(rep.base_url, pairs, mode=mode, model=model, check=False)
+    replayed = time.perf_counter() - started
+    done = [r for r in again.results if "error" not in r]
+    return {
+        **recorded,
+        "replay_seconds": round(replayed, 1),
+        "errors": [r["error"] for r in again.results if "error" in r],
+        **_texts_part(done, {p["id"]: p for p in pairs}),
+        "texts_derived_again_from_the_cassette": True,
     }
 
 
@@ -132,8 +173,28 @@ def main() -> None:
         help="keep the recorded cassettes here (mastra-MODE.oscas, replayable with `serve "
         "--record-mode replay`); by default they go with a scratch folder",
     )
+    parser.add_argument(
+        "--replay-only",
+        action="store_true",
+        help="with --cassettes holding a run's cassettes and --out its report: derive the "
+        "texts Mastra prints again by replay (no model), keeping the run's measured figures",
+    )
     args = parser.parse_args()
     require_node()
+    out = args.out or ROOT / f"bench/results/serve-mastra-{args.model}.json"
+    if args.replay_only:
+        if args.cassettes is None or not out.is_file():
+            parser.error("--replay-only needs --cassettes and an existing --out report")
+        before = {m["mode"]: m for m in json.loads(out.read_text(encoding="utf-8"))["modes"]}
+        with tempfile.TemporaryDirectory() as scratch:
+            modes = [
+                replay_mode(args.model, m, Path(scratch), args.cassettes, before[m])
+                for m in args.modes
+            ]
+        report = {"model": args.model, "modes": modes}
+        out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        print(json.dumps(report, indent=2))
+        return
     kept = (
         [args.cassettes / f"mastra-{mode}.oscas" for mode in args.modes] if args.cassettes else []
     )
@@ -148,7 +209,6 @@ def main() -> None:
             "model": args.model,
             "modes": [one_mode(args.model, m, Path(scratch), cassettes) for m in args.modes],
         }
-    out = args.out or ROOT / f"bench/results/serve-mastra-{args.model}.json"
     out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(report, indent=2))
 

@@ -179,5 +179,49 @@ def test_words_run_together_at_an_apostrophe_are_refused() -> None:
     given = _given()
     head = "The score is 0.57 because coverage was the weaker axis: the summary leaves out the"
     refusal = reason_problem(given, f"{head} bridge'shuttle.")
-    assert refusal is not None and refusal.check == "joins two words with an apostrophe"
+    assert refusal is not None and refusal.check == "runs words together at an apostrophe"
     assert reason_problem(given, f"{head} crossings'shuttle.") is None
+
+
+@pytest.mark.parametrize(
+    ("said", "check"),
+    [
+        (
+            "the summary answers 2019 as the year the school closed, which is not supported by "
+            "the source text",
+            "says a claim is unsupported where the source supports every claim",
+        ),
+        ("the claim about the bridge contradicts the source", "says a claim is unsupported"),
+        ("no claim of the summary contradicts the source", None),
+        ("the summary leaves out the shuttle", None),  # coverage is 0.57: true enough to show
+    ],
+)
+def test_an_explanation_that_contradicts_a_whole_axis_is_refused(
+    said: str, check: str | None
+) -> None:
+    """Alignment is 1 here (no claim is listed as unsupported): an explanation saying a claim
+    is unsupported contradicts the figures, as the default judge's did through Mastra."""
+    text = f"The score is 0.57 because coverage was the weaker axis: {said}."
+    refusal = misstates(text, 0.57, "coverage", (1.0, 0.57))
+    assert (refusal is None) == (check is None)
+    assert refusal is None or check is None or refusal.check.startswith(check)
+
+
+@pytest.mark.parametrize(
+    ("said", "refused"),
+    [
+        ("the summary answers 2023 as the opening date", True),
+        ("the summary answers none of the questions", False),
+        ("the summary answers 0 of 6 questions", False),
+        ("no question is answered by the summary", False),
+    ],
+)
+def test_an_explanation_that_says_the_summary_answers_at_a_coverage_of_0_is_refused(
+    said: str, refused: bool
+) -> None:
+    """The default judge wrote "the summary answers 2023 as the opening date" through Mastra
+    for a summary that, by the judge's own verdicts, answers no question."""
+    refusal = misstates(
+        f"The score is 0 because coverage was the weaker axis: {said}.", 0.0, "coverage", (1.0, 0.0)
+    )
+    assert (refusal is not None) == refused

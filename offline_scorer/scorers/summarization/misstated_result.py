@@ -28,6 +28,20 @@ shares unless a judging verb or a count noun frames them."""
 _AXIS_OF = {"answers": 1, "answered": 1, "covers": 1, "covered": 1, "questions": 1}
 """Which share a count is of: questions answered are coverage's (1); claims supported are
 alignment's (0)."""
+_SAYS_UNSUPPORTED = re.compile(
+    r"\b(?:unsupported|not supported|does not support|doesn't support|not backed"
+    r"|contradict(?:s|ed|ion)?)\b"
+)
+"""An explanation saying a claim lacks the source's support: false when alignment is whole."""
+_SAYS_UNANSWERED = re.compile(
+    r"\b(?:does not answer|doesn't answer|not answered|unanswered|leaves out|left out|omits"
+    r"|omitted|does not mention|doesn't mention|does not cover|doesn't cover)\b"
+)
+"""An explanation saying the summary leaves a question open: false when coverage is whole."""
+_SAYS_ANSWERED = re.compile(r"\b(?:answers|answered|covers|covered)\b")
+"""An explanation saying the summary answers a question: false when coverage is 0."""
+_SAYS_SUPPORTED = re.compile(r"\b(?:supports|supported|backs|backed)\b")
+"""An explanation saying the source supports a claim: false when alignment is 0."""
 SHARE_TOLERANCE = 0.005
 """Mastra gives each axis rounded to two decimals: 2 of 3 is its 0.67."""
 
@@ -37,14 +51,26 @@ def misstates(
 ) -> Refusal | None:
     """Why an explanation misstates the result (None: it does not): it gives the score as
     another of the figures ("The score is 1" when it is 0), names only the axis that does not
-    limit it ("coverage was the weaker axis" when alignment was), or states a count of claims
-    or questions that is not its axis's share (`shares`: alignment, then coverage)."""
+    limit it ("coverage was the weaker axis" when alignment was), states a count of claims or
+    questions that is not its axis's share (`shares`: alignment, then coverage), or says a
+    claim is unsupported (a question left open) where every one is supported (answered), or
+    supported (answered) where none is: "the summary answers 2019 ..., which is not supported
+    by the source" for an alignment of 1, "the summary answers 2023 as the opening date" for
+    a coverage of 0."""
     stated = _SCORE_STATED.findall(text.lower())
     if any(float(value) != score for value in stated):
         return Refusal("gives another score", f"{stated[0]} where it is {score:g}")
     wrong_share = _wrong_share(text.lower(), shares)
     if wrong_share is not None:
         return Refusal("states a count of claims or questions the figures do not give", wrong_share)
+    if shares and shares[0] >= 1 and _says(_SAYS_UNSUPPORTED, text.lower()):
+        return Refusal("says a claim is unsupported where the source supports every claim")
+    if shares and shares[1] >= 1 and _says(_SAYS_UNANSWERED, text.lower()):
+        return Refusal("says the summary leaves a question open where it answers every one")
+    if shares and shares[0] == 0 and _says(_SAYS_SUPPORTED, text.lower(), affirmed=True):
+        return Refusal("says a claim is supported where the source supports none")
+    if shares and shares[1] == 0 and _says(_SAYS_ANSWERED, text.lower(), affirmed=True):
+        return Refusal("says the summary answers a question where it answers none")
     if limiting_axis not in _AXES:
         return None
     named = _AXES.intersection(WORD.findall(text.lower()))
@@ -54,6 +80,24 @@ def misstates(
             f"{min(named)}, where {limiting_axis} limits it",
         )
     return None
+
+
+_NEGATIONS = frozenset({"no", "not", "never", "nothing", "none", "neither", "nor"})
+
+
+def _says(phrase: re.Pattern[str], text: str, affirmed: bool = False) -> bool:
+    """Whether `text` says `phrase` unnegated: "no claim contradicts the source" does not say
+    a claim contradicts it (a negation among the five words before it); an `affirmed` verb is
+    negated by what follows it too ("answers none of them", "answers 0 of 6")."""
+    for match in phrase.finditer(text):
+        before = WORD.findall(text[: match.start()])[-5:]
+        after = text[match.end() :].split()[:2]
+        if not _NEGATIONS.isdisjoint(before):
+            continue
+        if affirmed and (not _NEGATIONS.isdisjoint(after) or "0" in after):
+            continue
+        return True
+    return False
 
 
 def _wrong_share(text: str, shares: Sequence[float]) -> str | None:

@@ -127,7 +127,7 @@ def _word_problem(text: str, vocabulary: Vocabulary) -> Refusal | None:
             return Refusal("has a sentence that does not start with a capital")
     joined = next((w for w in WORD.findall(text) if _JOINED.fullmatch(w)), None)
     if joined is not None:
-        return Refusal("joins two words with an apostrophe", repr(joined))
+        return Refusal("runs words together at an apostrophe", repr(joined))
     outside = [
         word
         for word in (_POSSESSIVE.sub("", w) for w in WORD.findall(text))
