@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from offline_scorer.scorers.summarization.misstated_result import misstates
 from offline_scorer.scorers.summarization.readable import problem
 from offline_scorer.scorers.summarization.refusal import Refusal, noted
+from offline_scorer.scorers.summarization.rule import LimitingAxis, limiting_axis
 from offline_scorer.scorers.summarization.schemas import word_bounds
 from offline_scorer.scorers.summarization.sentence import (
     Vocabulary,
@@ -72,12 +73,9 @@ class GivenResult:
     max_words: int
 
     @property
-    def limiting_axis(self) -> str:
-        """As the library's `ScoreOutcome.limiting_axis`: the lower axis, "both" when equal
-        and below 1, "none" when both are whole."""
-        if self.alignment == self.coverage:
-            return "none" if self.alignment >= 1 else "both"
-        return "alignment" if self.alignment < self.coverage else "coverage"
+    def limiting_axis(self) -> LimitingAxis:
+        """The axis that limits the score, by the library's rule (`rule.limiting_axis`)."""
+        return limiting_axis(self.alignment, self.coverage)
 
 
 def figure_texts(given: str) -> list[str]:

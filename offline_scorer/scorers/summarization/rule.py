@@ -41,6 +41,15 @@ def align_verdicts(
     return aligned
 
 
+def limiting_axis(alignment: float, coverage: float) -> LimitingAxis:
+    """The axis that limits min(alignment, coverage): the lower one, "both" when they are
+    equal and below 1, "none" when both are whole. One rule for the library's result and for
+    the result Mastra's reason prompt gives `serve`."""
+    if alignment == coverage:
+        return "none" if alignment >= 1 else "both"
+    return "alignment" if alignment < coverage else "coverage"
+
+
 @dataclass(frozen=True)
 class ScoreOutcome:
     score: float | int
@@ -56,9 +65,7 @@ class ScoreOutcome:
 
     @property
     def limiting_axis(self) -> LimitingAxis:
-        if self.alignment == self.coverage:
-            return "none" if self.alignment >= 1 else "both"
-        return "alignment" if self.alignment < self.coverage else "coverage"
+        return limiting_axis(self.alignment, self.coverage)
 
     @property
     def nothing_to_score(self) -> str | None:
