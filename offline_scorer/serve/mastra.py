@@ -125,7 +125,7 @@ def recognise(messages: Sequence[Message], options: ScorerOptions | None = None)
     options = options or ScorerOptions()
     style = options.free_text
     if user.startswith(_PRE_START):
-        return _preprocess(system, user, style, options.claim_threshold)
+        return _preprocess(system, user, style, options.claim_threshold, options.splitting)
     if user.startswith(_ANA_START):
         return _analyze(system, user, style, options.coverage_threshold)
     if user.startswith(REASON_START):
@@ -144,7 +144,9 @@ def _guarded(
     return replace(settings, no_copy=tuple(part for part in fixed if part.strip()))
 
 
-def _preprocess(system: str, user: str, style: str, threshold: float | None) -> Grounded | None:
+def _preprocess(
+    system: str, user: str, style: str, threshold: float | None, splitting: int
+) -> Grounded | None:
     cap = _PRE_MAX.search(user)
     end = user.find(_PRE_END)
     start = user.find(_PRE_SOURCE, user.rfind("\n}"))  # the inputs follow the worked example
@@ -156,7 +158,8 @@ def _preprocess(system: str, user: str, style: str, threshold: float | None) -> 
         return None
     source, summary = inputs[:cut], inputs[cut + len(_SUMMARY) :]
     vocabulary = citing_numbers(preprocess_vocabulary(source, summary), source, summary)
-    claims, candidates = claims_of(summary), question_candidates(source)
+    claims = claims_of(summary, clock_always_ends=splitting < 2)
+    candidates = question_candidates(source, clock_always_ends=splitting < 2)
     schema = preprocess_schema(
         claims, candidates, int(cap.group(1)), vocabulary, style, layout="interleaved"
     )

@@ -21,6 +21,9 @@ _SENTENCE_END = re.compile(r"[.!?]([\"')\]]*\s+)|\n\s*")
 _ABBREVIATIONS = frozenset(
     "mr mrs ms dr prof st jr sr vs etc inc ltd co corp no fig e.g i.e u.s u.k approx est".split()  # noqa: SIM905
 )
+_CLOCK = frozenset(("a.m", "p.m"))
+"""Time-of-day marks: "at 6:30 a.m. on weekdays" goes on, "at 8:15 p.m. The next" ends."""
+_FIRST_AFTER_QUOTES = re.compile(r"[\"'(\u201c\u2018]*(.)", re.DOTALL)
 _WORD = re.compile(r"[^\W_]+(?:['\u2019.-][^\W_]+)*")
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been before
@@ -58,8 +61,12 @@ def states_a_fact(sentence: str) -> bool:
     return False
 
 
-def sentences(text: str) -> list[str]:
-    """The text's sentences, in order, without repeats; abbreviations do not end one."""
+def sentences(text: str, *, clock_always_ends: bool = False) -> list[str]:
+    """The text's sentences, in order, without repeats; abbreviations do not end one, and a
+    time's "a.m."/"p.m." ends one only before a capital (or the end of the text).
+
+    `clock_always_ends` splits as offline-scorer 0.4 and earlier did, after every "a.m."/"p.m.":
+    the bounded style sends 0.3's requests, so its cassettes still replay."""
     pieces: list[str] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
@@ -75,6 +82,10 @@ def sentences(text: str) -> list[str]:
                 initial = len(last) == 1 and last.isalpha() and last.isupper()
                 if last.lower() in _ABBREVIATIONS or initial:
                     continue  # "Dr. Smith", "J. Smith": not a sentence end
+                if last.lower() in _CLOCK and not (
+                    clock_always_ends or _opens_sentence(text, match.end())
+                ):
+                    continue  # "7:30 a.m. on Saturdays": the sentence goes on
         pieces.append(text[start:end])
         start = match.end()
     pieces.append(text[start:])
@@ -86,17 +97,27 @@ def sentences(text: str) -> list[str]:
     return list(out)
 
 
+def _opens_sentence(text: str, at: int) -> bool:
+    """Whether what starts at `at` (after a mark and its space) can open a sentence: the end of
+    the text, or a capital letter, digit or quote before any lowercase letter."""
+    found = _FIRST_AFTER_QUOTES.match(text, at)
+    return found is None or not found.group(1).islower()
+
+
 @functools.lru_cache(maxsize=256)
-def claims_of(summary: str) -> tuple[str, ...]:
+def claims_of(summary: str, *, clock_always_ends: bool = False) -> tuple[str, ...]:
     """The claims the judge must rule on: each sentence of the summary, once.
 
     Cached (as question_candidates is): replay rebuilds every request of an evaluation."""
-    return tuple(sentences(summary))
+    return tuple(sentences(summary, clock_always_ends=clock_always_ends))
 
 
-def as_question(sentence: str) -> str:
-    """A closed question answerable "yes" from the sentence it is made from."""
+def as_question(sentence: str, *, clock_always_ends: bool = False) -> str:
+    """A closed question answerable "yes" from the sentence it is made from ("... at 8:15
+    p.m.?" keeps the time's period, which offline-scorer 0.4 and earlier dropped)."""
     body = sentence.rstrip(" .!?;:")
+    if not clock_always_ends and body.lower().endswith(("a.m", "p.m")):
+        body += "."
     first = body.split(None, 1)[0] if body else ""
     if first.lower() in STOPWORDS and first[:1].isupper() and first[1:] == first[1:].lower():
         body = first.lower() + body[len(first) :]
@@ -104,11 +125,12 @@ def as_question(sentence: str) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def question_candidates(source: str) -> tuple[str, ...]:
+def question_candidates(source: str, *, clock_always_ends: bool = False) -> tuple[str, ...]:
     """Every question the judge may ask: one per fact-stating source sentence, in source order.
 
     A source whose sentences are all short offers all of them rather than none.
     """
-    every = sentences(source)
+    every = sentences(source, clock_always_ends=clock_always_ends)
     stating = [s for s in every if states_a_fact(s)]
-    return tuple(dict.fromkeys(as_question(s) for s in stating or every))
+    asked = (as_question(s, clock_always_ends=clock_always_ends) for s in stating or every)
+    return tuple(dict.fromkeys(asked))

@@ -23,6 +23,13 @@ sentences of any words in the inputs' letters, and numbers: for a judge that wri
 own, a model registry entry's choice), or "bounded" (only a length bound and, for the
 explanation, no digits: what offline-scorer 0.3 sent, kept so its cassettes still replay and
 upgrade). The same readability checks apply to all three."""
+SPLITTINGS = (1, 2)
+"""How texts are cut into sentences (the claims, and the source sentences questions are made
+of), by number: 1 as offline-scorer 0.4 cut them, after every "a.m."/"p.m." (so "open at 6:30
+a.m. on weekdays" became two sentences); 2 a time's "a.m."/"p.m." ends a sentence only before a
+capital. 1 stays the default so every earlier recording still replays; a model's registry entry
+chooses 2."""
+
 
 _ALIASES = {
     "max_questions": "max_questions",
@@ -41,6 +48,7 @@ _ALIASES = {
     "oneByOne": "one_by_one",
     "quote_evidence": "quote_evidence",
     "quoteEvidence": "quote_evidence",
+    "splitting": "splitting",
 }
 
 
@@ -97,6 +105,15 @@ class ScorerOptions:
         },
     )
 
+    splitting: int = field(
+        default=1,
+        metadata={
+            "help": "How texts are cut into sentences: 1 as offline-scorer 0.4 cut them; 2 "
+            "a time's a.m./p.m. ends a sentence only before a capital. The model's registry "
+            "entry may choose it."
+        },
+    )
+
     def __post_init__(self) -> None:
         mq = self.max_questions
         if isinstance(mq, bool) or not isinstance(mq, int):
@@ -130,6 +147,11 @@ class ScorerOptions:
                 "quote_evidence applies to claims and questions judged one by one: "
                 "set one_by_one too"
             )
+        if isinstance(self.splitting, bool) or self.splitting not in SPLITTINGS:
+            raise ConfigError(
+                f"splitting must be one of {', '.join(map(str, SPLITTINGS))}, "
+                f"got {self.splitting!r}"
+            )
         if self.free_text not in FREE_TEXT_STYLES:
             raise ConfigError(
                 f"free_text must be one of {', '.join(FREE_TEXT_STYLES)}, got {self.free_text!r}"
@@ -151,6 +173,8 @@ class ScorerOptions:
             found["one_by_one"] = True
         if self.quote_evidence:  # absent when off, as above
             found["quote_evidence"] = True
+        if self.splitting != 1:  # absent when 1, as above
+            found["splitting"] = self.splitting
         return found
 
     @classmethod

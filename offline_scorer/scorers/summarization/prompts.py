@@ -290,11 +290,12 @@ def preprocess_request(
     max_questions: int,
     style: str = "sentences",
     threshold: float | None = None,
+    splitting: int = 1,
 ) -> JudgeRequest:
     """The preprocess request (cached, like each step's: a request is a pure function of its
     arguments, read-only, and a process re-scoring a suite builds the same ones again)."""
-    claims = claims_of(summary)  # a blank summary has none, and the grammar admits none
-    candidates = question_candidates(source)
+    claims = claims_of(summary, clock_always_ends=splitting < 2)  # a blank summary has none
+    candidates = question_candidates(source, clock_always_ends=splitting < 2)
     layout = layout_of(style)
     template = _PREPROCESS_OPEN if style == "open" else _PREPROCESS
     user = template.format(
@@ -311,9 +312,11 @@ def preprocess_request(
 
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
-def questions_request(source: str, max_questions: int, style: str) -> JudgeRequest:
+def questions_request(
+    source: str, max_questions: int, style: str, splitting: int = 1
+) -> JudgeRequest:
     """The coverage questions alone (when each claim is judged in a request of its own)."""
-    candidates = question_candidates(source)
+    candidates = question_candidates(source, clock_always_ends=splitting < 2)
     user = _QUESTIONS.format(
         source=source, count=min(max_questions, len(candidates)), frame=QUESTION_FRAME
     )

@@ -160,11 +160,18 @@ class SummarizationScorer:
         options = self.options
         style = options.free_text
         if options.one_by_one:
-            request = prompts.questions_request(source, options.max_questions, style)
+            request = prompts.questions_request(
+                source, options.max_questions, style, options.splitting
+            )
             chosen, _ = ask(self.judge, request, QuestionsOutput)
             return self._claim_checks(source, summary), list(chosen.questions)
         request = prompts.preprocess_request(
-            source, summary, options.max_questions, style, options.claim_threshold
+            source,
+            summary,
+            options.max_questions,
+            style,
+            options.claim_threshold,
+            options.splitting,
         )
         pre, completion = ask(self.judge, request, preprocess_model(layout_of(style)))
         found = _probabilities("preprocess", completion, len(pre.alignment))
@@ -177,7 +184,7 @@ class SummarizationScorer:
         quote = self.options.quote_evidence
         requests = [
             (claim, prompts.claim_request(source, summary, claim, style, threshold, quote))
-            for claim in claims_of(summary)
+            for claim in claims_of(summary, clock_always_ends=self.options.splitting < 2)
         ]
         return _one_by_one(self.judge, requests, ClaimCheck, ClaimVerdict, "claim")
 
