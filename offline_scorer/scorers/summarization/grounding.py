@@ -116,7 +116,8 @@ def as_question(sentence: str, *, clock_always_ends: bool = False) -> str:
     """A closed question answerable "yes" from the sentence it is made from ("... at 8:15
     p.m.?" keeps the time's period, which offline-scorer 0.4 and earlier dropped)."""
     body = sentence.rstrip(" .!?;:")
-    if not clock_always_ends and body.lower().endswith(("a.m", "p.m")):
+    last_word = body.rsplit(None, 1)[-1] if body else ""
+    if not clock_always_ends and last_word.lower() in _CLOCK:
         body += "."
     first = body.split(None, 1)[0] if body else ""
     if first.lower() in STOPWORDS and first[:1].isupper() and first[1:] == first[1:].lower():
