@@ -65,8 +65,8 @@ def sentences(text: str, *, clock_always_ends: bool = False) -> list[str]:
     """The text's sentences, in order, without repeats; abbreviations do not end one, and a
     time's "a.m."/"p.m." ends one only before a capital (or the end of the text).
 
-    `clock_always_ends` splits as offline-scorer 0.4 and earlier did, after every "a.m."/"p.m.":
-    the bounded style sends 0.3's requests, so its cassettes still replay."""
+    `clock_always_ends` cuts as offline-scorer 0.4 and earlier did, after every "a.m."/"p.m."
+    (the scorer option `splitting = 1`, its default), so their recordings still replay."""
     pieces: list[str] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
