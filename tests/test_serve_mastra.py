@@ -43,7 +43,7 @@ def test_mastra_scorer_through_serve_records_and_replays_byte_identically(
         second = run_score(replay.base_url, pairs, mode=mode)
     assert second.lines == first.lines  # each pair's whole line, result JSON included
 
-    split = served_options(load_registry().resolve(MECHANICS_MODEL)).splitting < 2
+    split = served_options(load_registry().resolve(MECHANICS_MODEL)).clock_always_ends
     for line, pair in zip(first.results, pairs, strict=True):
         assert line["id"] == pair["id"]
         assert line["http_requests"] == 3  # no fallback request: schema-valid the first time

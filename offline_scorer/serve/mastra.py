@@ -125,7 +125,7 @@ def recognise(messages: Sequence[Message], options: ScorerOptions | None = None)
     options = options or ScorerOptions()
     style = options.free_text
     if user.startswith(_PRE_START):
-        return _preprocess(system, user, style, options.claim_threshold, options.splitting)
+        return _preprocess(system, user, style, options.claim_threshold, options.clock_always_ends)
     if user.startswith(_ANA_START):
         return _analyze(system, user, style, options.coverage_threshold)
     if user.startswith(REASON_START):
@@ -145,7 +145,7 @@ def _guarded(
 
 
 def _preprocess(
-    system: str, user: str, style: str, threshold: float | None, splitting: int
+    system: str, user: str, style: str, threshold: float | None, clock_always_ends: bool
 ) -> Grounded | None:
     cap = _PRE_MAX.search(user)
     end = user.find(_PRE_END)
@@ -158,8 +158,8 @@ def _preprocess(
         return None
     source, summary = inputs[:cut], inputs[cut + len(_SUMMARY) :]
     vocabulary = citing_numbers(preprocess_vocabulary(source, summary), source, summary)
-    claims = claims_of(summary, clock_always_ends=splitting < 2)
-    candidates = question_candidates(source, clock_always_ends=splitting < 2)
+    claims = claims_of(summary, clock_always_ends=clock_always_ends)
+    candidates = question_candidates(source, clock_always_ends=clock_always_ends)
     schema = preprocess_schema(
         claims, candidates, int(cap.group(1)), vocabulary, style, layout="interleaved"
     )

@@ -57,23 +57,24 @@ def misstates(
     supported (answered) where none is: "the summary answers 2019 ..., which is not supported
     by the source" for an alignment of 1, "the summary answers 2023 as the opening date" for
     a coverage of 0."""
-    stated = _SCORE_STATED.findall(text.lower())
+    lowered = text.lower()
+    stated = _SCORE_STATED.findall(lowered)
     if any(float(value) != score for value in stated):
         return Refusal("gives another score", f"{stated[0]} where it is {score:g}")
-    wrong_share = _wrong_share(text.lower(), shares)
+    wrong_share = _wrong_share(lowered, shares)
     if wrong_share is not None:
         return Refusal("states a count of claims or questions the figures do not give", wrong_share)
-    if shares and shares[0] >= 1 and _says(_SAYS_UNSUPPORTED, text.lower()):
+    if shares and shares[0] >= 1 and _says(_SAYS_UNSUPPORTED, lowered):
         return Refusal("says a claim is unsupported where the source supports every claim")
-    if shares and shares[1] >= 1 and _says(_SAYS_UNANSWERED, text.lower()):
+    if shares and shares[1] >= 1 and _says(_SAYS_UNANSWERED, lowered):
         return Refusal("says the summary leaves a question open where it answers every one")
-    if shares and shares[0] == 0 and _says(_SAYS_SUPPORTED, text.lower(), affirmed=True):
+    if shares and shares[0] == 0 and _says(_SAYS_SUPPORTED, lowered, affirmed=True):
         return Refusal("says a claim is supported where the source supports none")
-    if shares and shares[1] == 0 and _says(_SAYS_ANSWERED, text.lower(), affirmed=True):
+    if shares and shares[1] == 0 and _says(_SAYS_ANSWERED, lowered, affirmed=True):
         return Refusal("says the summary answers a question where it answers none")
     if limiting_axis not in _AXES:
         return None
-    named = _AXES.intersection(WORD.findall(text.lower()))
+    named = _AXES.intersection(WORD.findall(lowered))
     if named and limiting_axis not in named:
         return Refusal(
             "names the axis that does not limit the score",

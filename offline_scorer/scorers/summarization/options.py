@@ -177,6 +177,11 @@ class ScorerOptions:
             found["splitting"] = self.splitting
         return found
 
+    @property
+    def clock_always_ends(self) -> bool:
+        """Whether sentences are cut after every "a.m."/"p.m." (`splitting` 1, as 0.4 cut them)."""
+        return self.splitting < 2
+
     @classmethod
     def from_mapping(cls, options: Mapping[str, Any] | ScorerOptions | None) -> ScorerOptions:
         if options is None:

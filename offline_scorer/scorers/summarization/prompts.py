@@ -290,12 +290,12 @@ def preprocess_request(
     max_questions: int,
     style: str = "sentences",
     threshold: float | None = None,
-    splitting: int = 1,
+    clock_always_ends: bool = True,
 ) -> JudgeRequest:
     """The preprocess request (cached, like each step's: a request is a pure function of its
     arguments, read-only, and a process re-scoring a suite builds the same ones again)."""
-    claims = claims_of(summary, clock_always_ends=splitting < 2)  # a blank summary has none
-    candidates = question_candidates(source, clock_always_ends=splitting < 2)
+    claims = claims_of(summary, clock_always_ends=clock_always_ends)  # a blank one has none
+    candidates = question_candidates(source, clock_always_ends=clock_always_ends)
     layout = layout_of(style)
     template = _PREPROCESS_OPEN if style == "open" else _PREPROCESS
     user = template.format(
@@ -313,10 +313,10 @@ def preprocess_request(
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
 def questions_request(
-    source: str, max_questions: int, style: str, splitting: int = 1
+    source: str, max_questions: int, style: str, clock_always_ends: bool = True
 ) -> JudgeRequest:
     """The coverage questions alone (when each claim is judged in a request of its own)."""
-    candidates = question_candidates(source, clock_always_ends=splitting < 2)
+    candidates = question_candidates(source, clock_always_ends=clock_always_ends)
     user = _QUESTIONS.format(
         source=source, count=min(max_questions, len(candidates)), frame=QUESTION_FRAME
     )

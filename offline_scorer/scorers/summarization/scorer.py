@@ -161,7 +161,7 @@ class SummarizationScorer:
         style = options.free_text
         if options.one_by_one:
             request = prompts.questions_request(
-                source, options.max_questions, style, options.splitting
+                source, options.max_questions, style, options.clock_always_ends
             )
             chosen, _ = ask(self.judge, request, QuestionsOutput)
             return self._claim_checks(source, summary), list(chosen.questions)
@@ -171,7 +171,7 @@ class SummarizationScorer:
             options.max_questions,
             style,
             options.claim_threshold,
-            options.splitting,
+            options.clock_always_ends,
         )
         pre, completion = ask(self.judge, request, preprocess_model(layout_of(style)))
         found = _probabilities("preprocess", completion, len(pre.alignment))
@@ -184,7 +184,7 @@ class SummarizationScorer:
         quote = self.options.quote_evidence
         requests = [
             (claim, prompts.claim_request(source, summary, claim, style, threshold, quote))
-            for claim in claims_of(summary, clock_always_ends=self.options.splitting < 2)
+            for claim in claims_of(summary, clock_always_ends=self.options.clock_always_ends)
         ]
         return _one_by_one(self.judge, requests, ClaimCheck, ClaimVerdict, "claim")
 
