@@ -38,10 +38,12 @@ def test_the_shipped_judge_carries_its_dev_set_figures_and_is_at_chance() -> Non
     quality = load_registry().resolve("default").quality
     assert quality is not None
     assert (quality.dataset, quality.rows) == ("judge-dev.jsonl", 200)
-    assert quality.at_chance and len(quality.warnings()) == 2
+    assert quality.at_chance and len(quality.warnings()) == 1
     assert "0.501 [0.422, 0.582]" in quality.line()
     assert quality.coverage is not None and quality.coverage.at_chance
-    assert "coverage axis is uninformative" in quality.warnings()[1]
+    lines, warnings = load_registry().resolve("default").part("summarization").figures()
+    assert lines[0] == quality.line() and lines[1].startswith("coverage quality: ROC AUC 0.515")
+    assert "coverage axis is uninformative" in warnings[1]
 
 
 def test_a_judge_whose_interval_excludes_half_gets_no_warning() -> None:
@@ -90,7 +92,8 @@ def test_score_shows_the_judges_quality_beside_the_score(tmp_path: Path) -> None
     shown = _cli(*args, tmp_path=tmp_path)
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.splitlines()
-    assert lines[-3].startswith("judge quality: ROC AUC 0.501 [0.422, 0.582]")
+    assert lines[-4].startswith("judge quality: ROC AUC 0.501 [0.422, 0.582]")
+    assert lines[-3].startswith("coverage quality: ROC AUC 0.515 [0.496, 0.536]")
     assert lines[-2].startswith("warning: this judge's verdicts were at chance")
     assert lines[-1].startswith("warning: this judge's coverage verdicts carried no signal")
     as_json = _cli(*args, "--json", tmp_path=tmp_path)

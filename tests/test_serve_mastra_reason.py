@@ -100,25 +100,45 @@ def test_a_reason_that_fails_a_check_is_replaced_by_the_products_and_says_why(
 def test_the_products_reason_names_the_axis_and_what_is_behind_it() -> None:
     base = _given()
     alignment = GivenResult(
-        "0", 0.0, 0.0, 1.0, ("The lamps are safe.",), (), base.figures, base.vocabulary, 30
+        "0",
+        0.0,
+        0.0,
+        1.0,
+        ("The lamps are safe.",),
+        (),
+        base.figures,
+        base.scores,
+        base.vocabulary,
+        30,
     )
     assert written_reason(alignment) == (
         'The score is 0 because alignment was the weaker axis: the source does not support "The '
         'lamps are safe.".'
     )
-    whole = GivenResult("1", 1.0, 1.0, 1.0, (), (), base.figures, base.vocabulary, 30)
+    whole = GivenResult("1", 1.0, 1.0, 1.0, (), (), base.figures, base.scores, base.vocabulary, 30)
     assert written_reason(whole) == (
         "The score is 1 because every claim in the summary is supported by the source and the "
         "summary answers every question drawn from it."
     )
     many = GivenResult(
-        "0", 0.0, 1.0, 0.0, (), ("A?", "B?", "C?", "D?", "E?"), base.figures, base.vocabulary, 30
+        "0",
+        0.0,
+        1.0,
+        0.0,
+        (),
+        ("A?", "B?", "C?", "D?", "E?"),
+        base.figures,
+        base.scores,
+        base.vocabulary,
+        30,
     )
     assert written_reason(many) == (
         "The score is 0 because coverage was the weaker axis: the summary does not answer 5 "
         'questions, among them "A?"; "B?"; "C?".'
     )
-    both = GivenResult("0.5", 0.5, 0.5, 0.5, ("A.",), ("B?",), base.figures, base.vocabulary, 30)
+    both = GivenResult(
+        "0.5", 0.5, 0.5, 0.5, ("A.",), ("B?",), base.figures, base.scores, base.vocabulary, 30
+    )
     assert written_reason(both) == (
         "The score is 0.5 because alignment and coverage were equally weak: the source does not "
         'support "A."; the summary does not answer "B?".'

@@ -48,6 +48,21 @@ def _advance(bar: Any) -> None:
     help="Also write each labelled row's label and weakest P(true) to this JSON lines file "
     "(for bench/bench_auc_change.py, or to see which rows the judge gets wrong).",
 )
+@click.option(
+    "--axis",
+    default=None,
+    help="Calibrate the verdicts of this axis's items instead (coverage: LABELLED rows are "
+    '{"id", "summary", "questions", "labels"}, one label per question): sets the option that '
+    "holds their threshold (coverage_threshold) and records the figures, out of sample.",
+)
+@click.option(
+    "--folds",
+    type=click.IntRange(min=2),
+    default=5,
+    show_default=True,
+    help="With --axis: folds of the out-of-sample figures (cases split by document, the id "
+    'before its first "/").',
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @judge_options
 def calibrate_command(
@@ -57,20 +72,29 @@ def calibrate_command(
     keep_threshold: bool,
     dry_run: bool,
     per_row: Path | None,
+    axis: str | None,
+    folds: int,
     as_json: bool,
     **judge: Any,
 ) -> None:
     """Run the judge over LABELLED rows (JSONL/CSV with a label field of the scorer kind, e.g.
-    `faithful`) and set the model's verdict threshold to the one that best separates them."""
+    `faithful`) and set the model's verdict threshold to the one that best separates them;
+    with --axis, the threshold of that axis's verdicts, from rows that label each item."""
     from tqdm import tqdm
-
-    from offline_scorer.batch.datasets import load_dataset
-    from offline_scorer.calibration import calibrate, collect, probability_reader
-    from offline_scorer.models.registry import SHIPPED_REGISTRY
-    from offline_scorer.settings import user_registry_path
 
     if write_shipped and dry_run:
         raise InputError("--write-shipped and --dry-run contradict each other; give one of them")
+    if axis is not None:
+        from offline_scorer.cli.calibrate_axis import calibrate_axis
+
+        target = _target(write_shipped, dry_run)
+        run = run_spec(scorer, judge)
+        calibrate_axis(run, labelled, axis, folds, keep_threshold, per_row, as_json, target)
+        return
+
+    from offline_scorer.batch.datasets import load_dataset
+    from offline_scorer.calibration import calibrate, collect, probability_reader
+
     run = run_spec(scorer, judge)
     probability_reader(run.spec)  # a kind without verdict probabilities is refused first
     rows = load_dataset(labelled)
@@ -96,12 +120,20 @@ def calibrate_command(
     result = calibrate(
         items, skipped, float(model_spec.verdict_threshold) if keep_threshold else None
     )
-    target = (
-        None if dry_run else (SHIPPED_REGISTRY.resolve() if write_shipped else user_registry_path())
-    )
+    target = _target(write_shipped, dry_run)
     _show(result, model_spec, run, keep_threshold, as_json, target)
     if target is not None:
         _write_registry(target, result, model_spec, run, labelled)
+
+
+def _target(write_shipped: bool, dry_run: bool) -> Path | None:
+    """The registry file a calibration writes to (None: a dry run)."""
+    from offline_scorer.models.registry import SHIPPED_REGISTRY
+    from offline_scorer.settings import user_registry_path
+
+    if dry_run:
+        return None
+    return SHIPPED_REGISTRY.resolve() if write_shipped else user_registry_path()
 
 
 def _write_per_row(per_row: Path, run: RunSpec, items: list[Labelled]) -> None:

@@ -41,12 +41,12 @@ def report_cassette(judge: Judge) -> None:
 
 
 def show_quality(model: ModelSpec, as_json: bool) -> None:
-    """What the judge's registry entry says it is worth, beside the scores just printed; with
-    --json only the warning, on standard error, so the JSON stays the result alone."""
-    quality = model.quality
-    if quality is None:
-        return
+    """What the judge's registry entry says it is worth, beside the scores just printed (see
+    `KindPart.figures`); with --json only the warnings, on standard error, so the JSON stays
+    the result alone."""
+    lines, warnings = model.part(model.kind).figures()
     if not as_json:
-        click.echo(quality.line())
-    for warning in quality.warnings():
+        for line in lines:
+            click.echo(line)
+    for warning in warnings:
         click.echo(warning, err=as_json)

@@ -37,23 +37,77 @@ MEASURE_HINT = (
 )
 
 
+Correlation = Annotated[StrictFloat | StrictInt, Field(ge=-1, le=1)]
+
+
 class AxisSignal(BaseModel):
-    """Whether one axis's verdict probability separates true from false on a labelled set
-    (`bench/bench_coverage.py` for coverage: summaries whose content is known)."""
+    """What was measured of one axis's verdicts on labelled items: whether P(true) separates
+    true from false items (ROC AUC, the interval resampling whole cases), and, where
+    `calibrate --axis` measured it on items people labelled (`cases` given), the balanced
+    accuracy of the verdicts at the threshold and how the axis follows the share people found
+    (Pearson and Spearman over cases), out of sample by document over `folds` folds (0: at a
+    kept threshold, fit on none of them). An older table (`bench_coverage`, summaries made of
+    known source sentences) gives `true_when_false` instead: the share of left-out facts
+    judged answered."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     dataset: str = Field(description="the labelled set's name")
     verdicts: Count = Field(description=_COUNT)
+    cases: Count | None = Field(None, description=_COUNT)
     roc_auc: Unit = Field(description="a number from 0 to 1")
     roc_auc_low: Unit = Field(description="a number from 0 to 1")
     roc_auc_high: Unit = Field(description="a number from 0 to 1")
-    true_when_false: Unit = Field(description="a number from 0 to 1")  # e.g. answered, left out
+    balanced_accuracy: Unit | None = Field(None, description="a number from 0 to 1")
+    pearson: Correlation | None = Field(None, description="a number from -1 to 1")
+    spearman: Correlation | None = Field(None, description="a number from -1 to 1")
+    folds: Count | None = Field(None, description=_COUNT)
+    true_when_false: Unit | None = Field(None, description="a number from 0 to 1")
     measured: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="a date, YYYY-MM-DD")
 
     @property
     def at_chance(self) -> bool:
         return self.roc_auc_low <= 0.5 <= self.roc_auc_high
+
+    def line(self, axis: str) -> str:
+        """The figures as a person reads them, after the alignment figures."""
+        auc = f"ROC AUC {self.roc_auc:.3f} [{self.roc_auc_low:.3f}, {self.roc_auc_high:.3f}]"
+        if self.cases is None:
+            left_out = "" if self.true_when_false is None else f", {self.true_when_false:.0%}"
+            return (
+                f"{axis} quality: {auc}{left_out} of left-out facts answered, on "
+                f"{self.verdicts} verdicts of {self.dataset} ({self.measured})"
+            )
+        parts = [auc]
+        if self.balanced_accuracy is not None:
+            parts.append(f"balanced accuracy {self.balanced_accuracy:.3f}")
+        if self.pearson is not None and self.spearman is not None:
+            parts.append(
+                f"{axis} vs people's share: Pearson {self.pearson:.3f}, Spearman "
+                f"{self.spearman:.3f}"
+            )
+        sample = "out of sample" if self.folds else "at the kept threshold"
+        return (
+            f"{axis} quality: {', '.join(parts)}, on {self.verdicts} labelled items of "
+            f"{self.cases} summaries of {self.dataset} (calibrate --axis {axis}, {sample}, "
+            f"{self.measured})"
+        )
+
+
+def axis_warnings(axis: str, signal: AxisSignal) -> list[str]:
+    """A line for a reader when an axis's verdicts carried no signal on labelled items."""
+    if not signal.at_chance:
+        return []
+    left_out = (
+        ""
+        if signal.true_when_false is None
+        else f", 'answered' for {signal.true_when_false:.0%} of facts left out"
+    )
+    return [
+        f"warning: this judge's {axis} verdicts carried no signal on labelled items (ROC AUC "
+        f"{signal.roc_auc:.3f} [{signal.roc_auc_low:.3f}, {signal.roc_auc_high:.3f}]"
+        f"{left_out}): its {axis} axis is uninformative"
+    ]
 
 
 class MeasuredQuality(BaseModel):
@@ -69,7 +123,9 @@ class MeasuredQuality(BaseModel):
     roc_auc_high: Unit = Field(description="a number from 0 to 1")
     balanced_accuracy: Unit = Field(description="a number from 0 to 1")
     measured: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="a date, YYYY-MM-DD")
-    coverage: AxisSignal | None = Field(None, description="a table written from bench_coverage")
+    coverage: AxisSignal | None = Field(
+        None, description="a table bench_coverage wrote (calibrate --axis now writes axes)"
+    )
 
     @property
     def at_chance(self) -> bool:
@@ -84,22 +140,13 @@ class MeasuredQuality(BaseModel):
         )
 
     def warnings(self) -> list[str]:
-        """One line each for a reader: the verdicts were at chance on labelled data; the
-        coverage verdicts carried no signal (so a coverage of 1 says nothing)."""
+        """A line for a reader when the verdicts were at chance on labelled data (the coverage
+        figures' own warning is `axis_warnings`, shown with `KindPart.figures`)."""
         found = []
         if self.at_chance:
             found.append(
                 "warning: this judge's verdicts were at chance on labelled data (the interval "
                 f"of its ROC AUC holds 0.5): do not read these scores as evidence; {MEASURE_HINT}"
-            )
-        coverage = self.coverage
-        if coverage is not None and coverage.at_chance:
-            found.append(
-                "warning: this judge's coverage verdicts carried no signal on summaries with "
-                f"known content (ROC AUC of P(answered) {coverage.roc_auc:.3f} "
-                f"[{coverage.roc_auc_low:.3f}, {coverage.roc_auc_high:.3f}], 'answered' for "
-                f"{coverage.true_when_false:.0%} of facts left out): its coverage axis is "
-                "uninformative"
             )
         return found
 
@@ -144,11 +191,34 @@ class KindPart(BaseModel):
         None, ge=0, le=1, description="a number from 0 to 1"
     )
     quality: MeasuredQuality | None = Field(None, description="a table written by calibrate")
+    axes: dict[str, AxisSignal] = Field(
+        default_factory=dict, description="a table of per-axis tables written by calibrate"
+    )
+    """What `calibrate --axis AXIS` measured of the verdicts on an axis's items (coverage:
+    the questions), by axis; the threshold it set is an option (`coverage_threshold`)."""
     options: dict[str, Any] = Field(default_factory=dict, description="a table of options")
     """Options the kind runs with on this judge unless a command sets them: how much a judge is
     confined is a property of the judge (`free_text = "sentences"` keeps a small model from
     looping; a capable one writes its own words under "open")."""
     served_options: dict[str, Any] = Field(default_factory=dict, description="a table of options")
+
+    def figures(self) -> tuple[list[str], list[str]]:
+        """(lines, warnings): what this judge is worth for the kind, as a person reads it
+        beside its scores: the judged axis's figures, then each axis's (`axes`, else an older
+        table's coverage figures), and a warning for each measured at chance."""
+        lines: list[str] = []
+        warnings: list[str] = []
+        quality, axes = self.quality, dict(self.axes)
+        if quality is not None:
+            lines.append(quality.line())
+            warnings += quality.warnings()
+            if quality.coverage is not None:
+                axes.setdefault("coverage", quality.coverage)
+        for axis, signal in axes.items():
+            lines.append(signal.line(axis))
+            warnings += axis_warnings(axis, signal)
+        return lines, warnings
+
     """Options that differ for requests a client words itself (`serve` keeps Mastra's prompts,
     which list every claim and question in one request): a threshold measured on one question
     at a time does not describe P(answered) read from a list."""

@@ -17,7 +17,7 @@ from typing import Any
 
 from offline_scorer.cassette.digest import ContentDigest, content_digest
 from offline_scorer.files import open_binary
-from offline_scorer.models.entry import MeasuredQuality
+from offline_scorer.models.entry import KindPart
 from offline_scorer.models.registry import load_registry
 
 __all__ = ["Provenance", "file_sha256", "provenance"]
@@ -89,13 +89,12 @@ class Provenance:
         chance: shown beside the scores, because a reader must not take noise for a finding."""
         shown: list[str] = []
         for judge in [] if self.cassette_digest is None else self.cassette_digest.judges:
-            found = _registered(judge.model_sha256, self.kind)
-            quality = found.get("quality")
-            if quality is None:
+            found = _registered_part(judge.model_sha256, self.kind)
+            if found is None:
                 continue
-            measured = MeasuredQuality.model_validate(quality)
-            shown.append(f"{found['model']}: {measured.line()}")
-            shown += measured.warnings()
+            name, part = found
+            lines, warnings = part.figures()
+            shown += [f"{name}: {line}" for line in lines] + warnings
         return shown
 
     def lines(self) -> list[str]:
@@ -123,3 +122,12 @@ def _registered(model_sha256: str, kind: str) -> dict[str, Any]:
             quality = None if measured is None else measured.model_dump()
             return {"model": spec.name, "quality": quality}
     return {}
+
+
+def _registered_part(model_sha256: str, kind: str) -> tuple[str, KindPart] | None:
+    """The registry name of the model with this sha256 and its table for scorer kind `kind`
+    (None if unknown)."""
+    for spec in load_registry().models.values():
+        if spec.sha256 == model_sha256:
+            return spec.name, spec.part(kind)
+    return None

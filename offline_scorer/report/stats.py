@@ -22,6 +22,7 @@ __all__ = [
     "best_threshold",
     "bootstrap_ci",
     "confusion",
+    "pearson",
     "roc_auc",
     "spearman",
 ]
@@ -165,6 +166,23 @@ def spearman(xs: Sequence[float], ys: Sequence[float]) -> float | None:
     cov = n * sum(a * b for a, b in zip(rx, ry, strict=True)) - sx * sy
     vx = n * sum(a * a for a in rx) - sx * sx
     vy = n * sum(b * b for b in ry) - sy * sy
+    if vx == 0 or vy == 0:
+        return None
+    return max(-1.0, min(1.0, cov / math.sqrt(vx * vy)))
+
+
+def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """Pearson's correlation coefficient; None when n < 2 or when either column is constant.
+    Sums are taken in order (math.fsum), so the same columns give the same float anywhere."""
+    n = _check_lengths(xs, ys)
+    _check_numbers(xs)
+    _check_numbers(ys)
+    if n < 2:
+        return None
+    mx, my = math.fsum(xs) / n, math.fsum(ys) / n
+    cov = math.fsum((a - mx) * (b - my) for a, b in zip(xs, ys, strict=True))
+    vx = math.fsum((a - mx) ** 2 for a in xs)
+    vy = math.fsum((b - my) ** 2 for b in ys)
     if vx == 0 or vy == 0:
         return None
     return max(-1.0, min(1.0, cov / math.sqrt(vx * vy)))

@@ -76,6 +76,21 @@ class VerdictColumn:
 
 
 @dataclass(frozen=True)
+class ItemCalibration:
+    """How a kind's verdicts on listed items (coverage: questions asked of a summary) are
+    calibrated on rows whose items people labelled one by one: the axis they decide, the option
+    their threshold is, and their P(positive) for a text and its items (None: the judge gives
+    no probabilities)."""
+
+    axis: str
+    """The axis the verdicts decide ("coverage")."""
+    option: str
+    """The option that holds their threshold ("coverage_threshold")."""
+    probabilities: Callable[[Scorer, str, tuple[str, ...]], tuple[float, ...] | None]
+    """For a text and its items: the judge's P(positive) of each item's verdict, in order."""
+
+
+@dataclass(frozen=True)
 class ScorerSpec:
     """One kind of scorer, as the layers above `scorers/` see it."""
 
@@ -109,6 +124,10 @@ class ScorerSpec:
     few judge requests as the kind allows (`calibrate` takes the lowest over labelled rows);
     the function returns None when the judge gives no probabilities, and the field is None
     when the kind cannot be calibrated."""
+
+    item_calibration: ItemCalibration | None = None
+    """How its verdicts on listed items are calibrated against people's labels of each
+    (`calibrate --axis`), or None when the kind has no such axis."""
 
     examples: Callable[[], Mapping[str, JudgeRequest]] | None = None
     """Requests for one example item, by a file stem (`grammars/` shows what they admit)."""

@@ -31,9 +31,13 @@ from typing import Any
 
 from offline_scorer.judging.protocol import Message, SamplingSettings
 from offline_scorer.models.registry import ModelSpec
-from offline_scorer.scorers.summarization.grounding import claims_of, question_candidates
+from offline_scorer.scorers.summarization.grounding import claims_of
 from offline_scorer.scorers.summarization.options import ScorerOptions
-from offline_scorer.scorers.summarization.prompts import preprocess_vocabulary, sampling
+from offline_scorer.scorers.summarization.prompts import (
+    candidates_of,
+    preprocess_vocabulary,
+    sampling,
+)
 from offline_scorer.scorers.summarization.schemas import (
     NO_DIGITS_PATTERN,
     coverage_schema,
@@ -125,7 +129,7 @@ def recognise(messages: Sequence[Message], options: ScorerOptions | None = None)
     options = options or ScorerOptions()
     style = options.free_text
     if user.startswith(_PRE_START):
-        return _preprocess(system, user, style, options.claim_threshold, options.clock_always_ends)
+        return _preprocess(system, user, options)
     if user.startswith(_ANA_START):
         return _analyze(system, user, style, options.coverage_threshold)
     if user.startswith(REASON_START):
@@ -144,9 +148,7 @@ def _guarded(
     return replace(settings, no_copy=tuple(part for part in fixed if part.strip()))
 
 
-def _preprocess(
-    system: str, user: str, style: str, threshold: float | None, clock_always_ends: bool
-) -> Grounded | None:
+def _preprocess(system: str, user: str, options: ScorerOptions) -> Grounded | None:
     cap = _PRE_MAX.search(user)
     end = user.find(_PRE_END)
     start = user.find(_PRE_SOURCE, user.rfind("\n}"))  # the inputs follow the worked example
@@ -158,13 +160,14 @@ def _preprocess(
         return None
     source, summary = inputs[:cut], inputs[cut + len(_SUMMARY) :]
     vocabulary = citing_numbers(preprocess_vocabulary(source, summary), source, summary)
-    claims = claims_of(summary, clock_always_ends=clock_always_ends)
-    candidates = question_candidates(source, clock_always_ends=clock_always_ends)
-    schema = preprocess_schema(
-        claims, candidates, int(cap.group(1)), vocabulary, style, layout="interleaved"
-    )
+    style, cut_at_clock = options.free_text, options.clock_always_ends
+    claims = claims_of(summary, clock_always_ends=cut_at_clock)
+    count = int(cap.group(1))
+    candidates = candidates_of(source, count, options.questions, cut_at_clock)
+    schema = preprocess_schema(claims, candidates, count, vocabulary, style, layout="interleaved")
     fixed = (system, user[: start + len(_PRE_SOURCE)], user[end:])
-    return Grounded("preprocess", schema, _guarded("preprocess", fixed, style, threshold))
+    settings = _guarded("preprocess", fixed, style, options.claim_threshold)
+    return Grounded("preprocess", schema, settings)
 
 
 def _analyze(system: str, user: str, style: str, threshold: float | None) -> Grounded | None:

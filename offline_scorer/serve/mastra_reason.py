@@ -60,7 +60,7 @@ class GivenResult:
     """The result Mastra asks the judge to explain, as its reason prompt gives it (`score` as
     Mastra writes it, `score_value` its number), and what an explanation of it may say: the
     prompt's words, the figures' numbers and the listed claims' and questions' numbers
-    (`figures`), in at most `max_words` words."""
+    (`figures`; `scores` the figures alone), in at most `max_words` words."""
 
     score: str
     score_value: float
@@ -69,6 +69,7 @@ class GivenResult:
     unsupported: tuple[str, ...]
     missing: tuple[str, ...]
     figures: str
+    scores: str
     vocabulary: Vocabulary
     max_words: int
 
@@ -78,17 +79,24 @@ class GivenResult:
         return limiting_axis(self.alignment, self.coverage)
 
 
-def figure_texts(given: str) -> list[str]:
-    """What an explanation may state in digits: the score lines (score, scale, the two axes),
-    how many claims and questions are listed, and the numbers in those."""
+def score_figures(given: str) -> list[str]:
+    """The figures Mastra computed: the score lines (score, scale, the two axes) and how many
+    claims and questions are listed."""
     figures = given[given.rfind(FIGURES_START) :]
-    listed = [line for line in figures.splitlines() if line.startswith("- ") and line != _NONE]
     counted = figures.split(QUESTIONS_START)
     counts = [
         str(sum(ln.startswith("- ") and ln != _NONE for ln in part.splitlines()))
         for part in counted
     ]
-    return [figures.split("\nClaims")[0], *counts, *listed]
+    return [figures.split("\nClaims")[0], *counts]
+
+
+def figure_texts(given: str) -> list[str]:
+    """What an explanation may state in digits: the figures (`score_figures`) and the numbers
+    in the listed claims and questions."""
+    figures = given[given.rfind(FIGURES_START) :]
+    listed = [line for line in figures.splitlines() if line.startswith("- ") and line != _NONE]
+    return [*score_figures(given), *listed]
 
 
 def reason_vocabulary(given: str, rules: str) -> Vocabulary:
@@ -136,6 +144,7 @@ def read_given(given: str, rules: str, style: str) -> GivenResult | None:
         unsupported=_listed(claims.removeprefix(_CLAIMS_START)),
         missing=_listed(questions),
         figures=" ".join(figure_texts(given)),
+        scores=" ".join(score_figures(given)),
         vocabulary=reason_vocabulary(given, rules),
         max_words=word_bounds(style)[1],
     )
@@ -150,7 +159,14 @@ def reason_problem(given: GivenResult, text: str) -> Refusal | None:
     an explanation, against the figures Mastra gave."""
     return problem(
         text, given.max_words, given.vocabulary, given.figures, given.figures
-    ) or misstates(text, given.score_value, given.limiting_axis, (given.alignment, given.coverage))
+    ) or misstates(
+        text,
+        given.score_value,
+        given.limiting_axis,
+        (given.alignment, given.coverage),
+        failing=(*given.unsupported, *given.missing),
+        figures=given.scores,
+    )
 
 
 def shown_reason(given: GivenResult, text: str) -> str:

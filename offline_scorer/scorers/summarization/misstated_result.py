@@ -13,7 +13,8 @@ import re
 from collections.abc import Sequence
 
 from offline_scorer.scorers.summarization.refusal import Refusal
-from offline_scorer.scorers.summarization.stated_numbers import WORD
+from offline_scorer.scorers.summarization.sentence import JUDGING_WORDS
+from offline_scorer.scorers.summarization.stated_numbers import WORD, numbers_stated
 
 _AXES = frozenset({"alignment", "coverage"})
 _SCORE_STATED = re.compile(r"\bscore (?:is|was|of) (\d+(?:\.\d+)?)")
@@ -47,7 +48,12 @@ SHARE_TOLERANCE = 0.005
 
 
 def misstates(
-    text: str, score: float, limiting_axis: str, shares: Sequence[float] = ()
+    text: str,
+    score: float,
+    limiting_axis: str,
+    shares: Sequence[float] = (),
+    failing: Sequence[str] | None = None,
+    figures: str = "",
 ) -> Refusal | None:
     """Why an explanation misstates the result (None: it does not): it gives the score as
     another of the figures ("The score is 1" when it is 0), names only the axis that does not
@@ -56,7 +62,13 @@ def misstates(
     claim is unsupported (a question left open) where every one is supported (answered), or
     supported (answered) where none is: "the summary answers 2019 ..., which is not supported
     by the source" for an alignment of 1, "the summary answers 2023 as the opening date" for
-    a coverage of 0."""
+    a coverage of 0. With `failing` (the unsupported claims and unanswered questions the
+    result lists), every number and name it states must be carried by one of them, or be one
+    of the `figures` (`uncarried`)."""
+    if failing is not None:
+        found = uncarried(text, failing, figures)
+        if found is not None:
+            return found
     lowered = text.lower()
     stated = _SCORE_STATED.findall(lowered)
     if any(float(value) != score for value in stated):
@@ -116,4 +128,36 @@ def _wrong_share(text: str, shares: Sequence[float]) -> str | None:
             return f"{said} of {of}"
         if abs(count / total - axis) > SHARE_TOLERANCE:
             return f"{said} of {of}"
+    return None
+
+
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+")
+
+
+def _names(sentence: str) -> set[str]:
+    """The names a sentence states: its capitalised words after the first, other than the
+    judging words ("The score is 0 because ... Starbucks ... Italy" -> Starbucks, Italy)."""
+    found = WORD.findall(sentence)[1:]
+    return {w for w in found if w[:1].isupper() and w.lower() not in JUDGING_WORDS}
+
+
+def uncarried(text: str, failing: Sequence[str], figures: str) -> Refusal | None:
+    """Why an explanation states a fact the verdicts do not carry (None: it does not): a
+    sentence of it states numbers or names (other than the result's `figures`) that no single
+    failing claim or question states together. "The summary answers 2030 as the year when
+    Starbucks opened its first branch in Italy" is refused where 2030 is a year of another
+    question: each number and name being somewhere in the inputs does not make the sentence
+    one the verdicts say."""
+    known = numbers_stated(figures)
+    items = [(numbers_stated(item), set(WORD.findall(item))) for item in failing]
+    for sentence in _SENTENCE_BREAK.split(text.strip()):
+        numbers = set(numbers_stated(sentence)) - known
+        names = _names(sentence)
+        if not numbers and not names:
+            continue
+        if not any(numbers <= found and names <= words for found, words in items):
+            stated = sorted(numbers | names)
+            return Refusal(
+                "states a fact no failing claim or question carries", ", ".join(stated[:4])
+            )
     return None

@@ -30,6 +30,11 @@ a.m. on weekdays" became two sentences); 2 a time's "a.m."/"p.m." ends a sentenc
 capital. 1 stays the default so every earlier recording still replays; a model's registry entry
 chooses 2."""
 
+QUESTION_UNITS = ("sentences", "facts")
+"""What a coverage question asks about: "sentences", a whole source sentence each, the judge
+choosing which (as offline-scorer 0.4 asked, kept so its recordings replay); "facts", one fact
+each (a clause of a sentence, see `facts`), chosen by their weight in the source."""
+
 
 _ALIASES = {
     "max_questions": "max_questions",
@@ -49,6 +54,7 @@ _ALIASES = {
     "quote_evidence": "quote_evidence",
     "quoteEvidence": "quote_evidence",
     "splitting": "splitting",
+    "questions": "questions",
 }
 
 
@@ -114,6 +120,16 @@ class ScorerOptions:
         },
     )
 
+    questions: str = field(
+        default="sentences",
+        metadata={
+            "help": "What a coverage question asks about: sentences (a whole source sentence "
+            "each, the judge choosing which, as offline-scorer 0.4 asked) or facts (one fact "
+            "each, chosen by their weight in the source). The model's registry entry may "
+            "choose it."
+        },
+    )
+
     def __post_init__(self) -> None:
         mq = self.max_questions
         if isinstance(mq, bool) or not isinstance(mq, int):
@@ -152,6 +168,10 @@ class ScorerOptions:
                 f"splitting must be one of {', '.join(map(str, SPLITTINGS))}, "
                 f"got {self.splitting!r}"
             )
+        if self.questions not in QUESTION_UNITS:
+            raise ConfigError(
+                f"questions must be one of {', '.join(QUESTION_UNITS)}, got {self.questions!r}"
+            )
         if self.free_text not in FREE_TEXT_STYLES:
             raise ConfigError(
                 f"free_text must be one of {', '.join(FREE_TEXT_STYLES)}, got {self.free_text!r}"
@@ -175,6 +195,8 @@ class ScorerOptions:
             found["quote_evidence"] = True
         if self.splitting != 1:  # absent when 1, as above
             found["splitting"] = self.splitting
+        if self.questions != "sentences":  # absent when sentences, as above
+            found["questions"] = self.questions
         return found
 
     @property

@@ -22,6 +22,7 @@ from dataclasses import replace
 
 from offline_scorer.judging.protocol import JudgeRequest, Message, SamplingSettings
 from offline_scorer.scorers.summarization.evidence import as_quote, quotable
+from offline_scorer.scorers.summarization.facts import fact_questions
 from offline_scorer.scorers.summarization.grounding import (
     QUESTION_FRAME,
     claims_of,
@@ -283,6 +284,17 @@ def reason_vocabulary(facts: str) -> Vocabulary:
     return vocabulary_of(facts)
 
 
+def candidates_of(
+    source: str, max_questions: int, unit: str = "sentences", clock_always_ends: bool = True
+) -> tuple[str, ...]:
+    """The questions a judge may ask of `source`: every fact-stating sentence (`unit`
+    "sentences", the judge choosing up to `max_questions`), or the `max_questions` facts of
+    most weight ("facts", see `facts`)."""
+    if unit == "facts":
+        return fact_questions(source, max_questions, clock_always_ends=clock_always_ends)
+    return question_candidates(source, clock_always_ends=clock_always_ends)
+
+
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
 def preprocess_request(
     source: str,
@@ -291,11 +303,12 @@ def preprocess_request(
     style: str = "sentences",
     threshold: float | None = None,
     clock_always_ends: bool = True,
+    unit: str = "sentences",
 ) -> JudgeRequest:
     """The preprocess request (cached, like each step's: a request is a pure function of its
     arguments, read-only, and a process re-scoring a suite builds the same ones again)."""
     claims = claims_of(summary, clock_always_ends=clock_always_ends)  # a blank one has none
-    candidates = question_candidates(source, clock_always_ends=clock_always_ends)
+    candidates = candidates_of(source, max_questions, unit, clock_always_ends)
     layout = layout_of(style)
     template = _PREPROCESS_OPEN if style == "open" else _PREPROCESS
     user = template.format(

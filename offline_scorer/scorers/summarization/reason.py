@@ -44,6 +44,14 @@ def figures_of(outcome: ScoreOutcome) -> str:
     return " ".join(_fmt(value) for value in (o.score, o.scale, o.alignment, o.coverage, *counts))
 
 
+def failing_items(outcome: ScoreOutcome) -> list[str]:
+    """The claims judged unsupported and the questions judged unanswered: what an explanation
+    may speak of, fact by fact."""
+    return [c.claim for c in outcome.unsupported_claims] + [
+        v.question for v in outcome.missing_questions
+    ]
+
+
 def headline(outcome: ScoreOutcome) -> str:
     """The sentence with the numbers, exactly as computed."""
     parts = [

@@ -21,6 +21,7 @@ from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.reason import (
     compose_reason,
     facts,
+    failing_items,
     figures_of,
     written_explanation,
 )
@@ -156,9 +157,15 @@ class SummarizationScorer:
 
     def _preprocess(self, source: str, summary: str) -> tuple[Judged[ClaimVerdict], list[str]]:
         """The claims' verdicts and the coverage questions, in one answer or (one by one) the
-        questions first and then a request per claim."""
+        questions first and then a request per claim; questions of facts, one by one, are
+        chosen by their weight in the source and need no request."""
         options = self.options
         style = options.free_text
+        if options.one_by_one and options.questions == "facts":
+            asked = prompts.candidates_of(
+                source, options.max_questions, "facts", options.clock_always_ends
+            )
+            return self._claim_checks(source, summary), list(asked)
         if options.one_by_one:
             request = prompts.questions_request(
                 source, options.max_questions, style, options.clock_always_ends
@@ -172,6 +179,7 @@ class SummarizationScorer:
             style,
             options.claim_threshold,
             options.clock_always_ends,
+            options.questions,
         )
         pre, completion = ask(self.judge, request, preprocess_model(layout_of(style)))
         found = _probabilities("preprocess", completion, len(pre.alignment))
@@ -267,7 +275,12 @@ class SummarizationScorer:
         problem = readable.problem(
             explanation, words, prompts.reason_vocabulary(shown), figures_of(outcome), shown
         ) or misstates(
-            explanation, outcome.score, outcome.limiting_axis, (outcome.alignment, outcome.coverage)
+            explanation,
+            outcome.score,
+            outcome.limiting_axis,
+            (outcome.alignment, outcome.coverage),
+            failing=failing_items(outcome),
+            figures=figures_of(outcome),
         )
         if noted(problem, explanation, shown) is not None:
             return written_explanation(outcome), False

@@ -8,7 +8,7 @@ from typing import Any
 
 from offline_scorer.judging.protocol import Judge
 from offline_scorer.scorers.protocol import Scorer
-from offline_scorer.scorers.spec import ScorerSpec, VerdictColumn
+from offline_scorer.scorers.spec import ItemCalibration, ScorerSpec, VerdictColumn
 from offline_scorer.scorers.summarization.describe import describe
 from offline_scorer.scorers.summarization.examples import example_requests
 from offline_scorer.scorers.summarization.options import ScorerOptions
@@ -45,6 +45,13 @@ def _claim_probabilities(scorer: Scorer, run: Mapping[str, Any]) -> tuple[float,
     return scorer.claim_probabilities(run)
 
 
+def _question_probabilities(
+    scorer: Scorer, summary: str, questions: tuple[str, ...]
+) -> tuple[float, ...] | None:
+    assert isinstance(scorer, SummarizationScorer)
+    return scorer.judge_coverage(summary, list(questions)).probabilities
+
+
 SPEC = ScorerSpec(
     kind="summarization",
     title="Summarization (Mastra's Summarization Scorer)",
@@ -61,5 +68,6 @@ SPEC = ScorerSpec(
     ),
     weakest_probability=_weakest_claim,
     calibration_probabilities=_claim_probabilities,
+    item_calibration=ItemCalibration("coverage", "coverage_threshold", _question_probabilities),
     examples=example_requests,
 )
