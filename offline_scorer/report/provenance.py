@@ -114,13 +114,19 @@ def provenance(
 
 
 def _registered(model_sha256: str, kind: str) -> dict[str, Any]:
-    """The registry name of the model with this sha256 and its quality measured with scorer
-    kind `kind`, the results' ({} if unknown)."""
+    """The registry name of the model with this sha256, its quality measured with scorer kind
+    `kind`, the results', and what `calibrate --axis` measured of each axis ({} if unknown)."""
     for spec in load_registry().models.values():
         if spec.sha256 == model_sha256:
-            measured = spec.part(kind).quality
+            part = spec.part(kind)
+            measured = part.quality
             quality = None if measured is None else measured.model_dump()
-            return {"model": spec.name, "quality": quality}
+            found: dict[str, Any] = {"model": spec.name, "quality": quality}
+            if part.axes:  # absent when none: reports of judges without them keep their bytes
+                found["axes"] = {
+                    axis: signal.model_dump(exclude_none=True) for axis, signal in part.axes.items()
+                }
+            return found
     return {}
 
 

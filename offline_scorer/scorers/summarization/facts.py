@@ -133,18 +133,33 @@ def _balanced(text: str) -> bool:
     return all(text.count(left) == text.count(right) for left, right in _PAIRS)
 
 
+def _content(text: str) -> list[str]:
+    """The words that say something: content words of three letters or more, other than
+    contractions ("it's", "I'll") and fillers ("yeah", "lol")."""
+    return [w for w in content_words(text) if len(w) >= 3 and "'" not in w and w not in OPENERS]
+
+
 def _states(piece: str) -> bool:
-    return len(content_words(piece)) >= MIN_FACT_CONTENT_WORDS and _balanced(piece)
+    return len(_content(piece)) >= MIN_FACT_CONTENT_WORDS and _balanced(piece)
 
 
 def _opens_clause(conjunct: str) -> bool:
-    """Whether a conjunct is a clause of its own: a subject that is no pronoun, then an
-    auxiliary or irregular past form within its first six words ("existing appointments will
-    be transferred", not "drainage channels along the damaged section")."""
+    """Whether a conjunct is a clause of its own: a subject that is no pronoun and holds no
+    comma, then an auxiliary or irregular past form within its first six words ("existing
+    appointments will be transferred", not "drainage channels along the damaged section" nor
+    "advanced analytics, EcoGenius can ...")."""
+    head = conjunct.split(",", 1)[0]
     words = _tokens(conjunct)[:6]
     if not words or words[0] in PRONOUNS or _verb_at(words, 0):
         return False
-    return any(w in AUXILIARIES or w in IRREGULAR_PAST for w in words[1:])
+    return any(w in AUXILIARIES or w in IRREGULAR_PAST for w in _tokens(head)[1:6])
+
+
+def _has_verb(text: str) -> bool:
+    """Whether a piece holds a word the rules read as a verb: a cut leaves a clause on its
+    left, not a phrase ("with features such as real-time monitoring")."""
+    words = _tokens(text)
+    return any(_verb_at(words, at) for at in range(len(words)))
 
 
 def clauses(sentence: str) -> list[str]:
@@ -167,7 +182,7 @@ def clauses(sentence: str) -> list[str]:
         else:
             continue
         left = prefix + body[start : cut.start()]
-        if not (_states(left) and _states(piece)):
+        if not (_states(left) and _states(piece) and _has_verb(left)):
             continue
         pieces.append(left)
         start = cut.end()
@@ -195,7 +210,7 @@ NEVER_LAST = frozenset(
     """a an the and or but nor of to for with from by at in on into about as than that which
     who whose whom if because while although so um uh er erm my your our their his her its is
     are was were be been being has have had do does did will would can could should may might
-    must very""".split()  # noqa: SIM905
+    must very another any some each every""".split()  # noqa: SIM905
 )
 """Words a statement cannot end with: a line cut off ("it's not very easy for", "um uh") is no
 fact."""
@@ -212,17 +227,57 @@ def _without_openers(text: str) -> str:
 
 
 def is_fragment(fact: str) -> bool:
-    """Whether a piece of text is no whole statement: too few content words (fillers and
-    openers not counted), a word it cannot end with (`NEVER_LAST`), or brackets or quotes left
-    open."""
+    """Whether a piece of text is no whole statement: too few words that say something
+    (`_content`), a word it cannot end with (`NEVER_LAST`), or brackets or quotes left open."""
     words = _tokens(fact)
-    content = [w for w in content_words(fact) if w not in OPENERS]
-    return (
-        not words
-        or words[-1] in NEVER_LAST
-        or len(content) < MIN_FACT_CONTENT_WORDS
-        or not _balanced(fact)
-    )
+    return not words or words[-1] in NEVER_LAST or not _states(fact)
+
+
+FILLERS = frozenset({"uh", "um", "er", "erm", "hmm", "mm", "uhm"})
+"""Sounds of a speaker thinking, not words of what is said."""
+
+
+def _clean_spoken(said: str) -> str:
+    """A transcript's sentence as a clean-verbatim transcriber writes it: fillers ("uh"), false
+    starts (a word cut off before the one it begins, "bec because"; a lone letter other than
+    "a" and "I"), words said twice in a row ("for for") and the space a transcript leaves
+    before a comma are dropped. What is left is the speaker's words, in their order."""
+    tokens = said.replace(" ,", ",").split()
+    kept: list[str] = []
+    for index, token in enumerate(tokens):
+        bare = token.strip(",.;:!?").lower()
+        plain = token.lower() == bare  # no mark after it: a word said, not a clause's end
+        following = tokens[index + 1].strip(",.;:!?").lower() if index + 1 < len(tokens) else ""
+        if bare in FILLERS:
+            continue
+        if plain and len(bare) == 1 and bare.isalpha() and token not in ("a", "A", "I"):
+            continue
+        if plain and bare and following != bare and following.startswith(bare):
+            continue
+        if plain and kept and kept[-1].lower() == bare:
+            continue
+        kept.append(token)
+    return " ".join(kept).replace(" ,", ",").strip(" ,")
+
+
+_ASKING = frozenset({"why", "how", "does", "do", "did", "is", "are", "can", "could", "would"})
+"""Words a spoken question opens with, when its question mark was not written."""
+
+
+def _asks(said: str) -> bool:
+    words = _tokens(said)
+    return bool(words) and words[0] in _ASKING
+
+
+def _ends_in_a_word(said: str) -> bool:
+    """Whether a spoken sentence ends in a whole word: a number, a name, or an English word
+    (`known_words`), not a word cut off ("one exa")."""
+    from offline_scorer.scorers.summarization.known_words import LATIN, is_word
+
+    found = _TOKEN.findall(said)
+    last = found[-1] if found else ""
+    latin = frozenset({LATIN})
+    return bool(last) and (not last.isalpha() or last[:1].isupper() or is_word(last, latin))
 
 
 def _speakers(every: Sequence[str], source: str) -> bool:
@@ -236,13 +291,23 @@ def _speakers(every: Sequence[str], source: str) -> bool:
     return len(set(named)) >= 2 and len(named) >= share * len(units)
 
 
+_WRAPPED = re.compile(r"(?<=[^\s.!?:;\"')\]])[ \t]*\n[ \t]*(?=[a-z(])")
+"""A line break inside a sentence: after no closing mark, before a lowercase word."""
+
+
+def _unwrapped(source: str) -> str:
+    """The source with lines wrapped inside a sentence joined again ("spaces with\na finite
+    number"), so a sentence is not cut at its line breaks."""
+    return _WRAPPED.sub(" ", source)
+
+
 @functools.lru_cache(maxsize=256)
 def facts_of(source: str, *, clock_always_ends: bool = False) -> tuple[Fact, ...]:
     """Every fact of the source, in source order, without repeats: the clauses of each sentence
     that states something (`clauses`), each a whole statement (not `is_fragment`); in a
     transcript (`_speakers`), each said sentence with its speaker."""
     found: list[Fact] = []
-    every = sentences(source, clock_always_ends=clock_always_ends)
+    every = sentences(_unwrapped(source), clock_always_ends=clock_always_ends)
     spoken = _speakers(every, source)
     names = _names(every)
     speaker: str | None = None
@@ -255,6 +320,10 @@ def facts_of(source: str, *, clock_always_ends: bool = False) -> tuple[Fact, ...
                 speaker, text = line.group("speaker"), line.group("said")
         if text.rstrip().endswith(("?", ":")):
             continue  # a question states no fact; "The package includes:" opens a list
+        if spoken:
+            text = _clean_spoken(text)
+            if _asks(text) or not _ends_in_a_word(text) or len(_content(text)) <= 3:
+                continue  # "Why does ..." asks; "... one exa" is cut off; "Sure, ask away"
         for piece in clauses(_without_openers(text)):
             if is_fragment(piece):
                 continue
