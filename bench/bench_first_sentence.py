@@ -75,6 +75,8 @@ def main() -> None:
             first = claims_of(row["summary"], clock_always_ends=options.clock_always_ends)[0]
             whole = scorer.score_texts(row["source"], row["summary"]).outcome
             thin = scorer.score_texts(row["source"], first).outcome
+            if whole is None or thin is None:
+                raise SystemExit(f"{row['id']}: the judge gave no score; see its verdicts")
             found.append(
                 {
                     "id": row["id"],

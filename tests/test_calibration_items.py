@@ -165,9 +165,9 @@ def test_the_threshold_is_an_option_and_the_figures_an_axis_table(tmp_path: Path
 def test_calibrate_axis_command_replays_and_writes_the_user_registry(tmp_path: Path) -> None:
     spec = load_registry().resolve("default")
     cassette = tmp_path / "c.oscas"
-    recorder = CassetteJudge(
-        cassette, mode=RecordMode.RECORD, identity=pinned_identity(spec), live=_judge()
-    )
+    identity = pinned_identity(spec)
+    assert identity is not None, "the default judge is pinned in models.toml"
+    recorder = CassetteJudge(cassette, mode=RecordMode.RECORD, identity=identity, live=_judge())
     data = _cases(tmp_path)
     collect_items(read_item_cases(data), SPEC, _scorer(recorder))
     recorder.close()

@@ -132,3 +132,35 @@ def test_the_claim_and_coverage_thresholds_go_to_their_own_requests():
     thresholds = [(r.step, r.sampling.verdict_threshold) for r in j.requests[1:5]]
     assert thresholds == [("preprocess", 0.7)] * 2 + [("analyze", 0.4)] * 2
     assert ScorerOptions(claim_threshold=0.7).identity()["claim_threshold"] == 0.7
+
+
+def test_questions_of_facts_are_the_products_choice_and_need_no_request():
+    """With `questions = facts` the scorer asks the source's facts of most weight, each a
+    clause in the source's words, and sends no request for the judge to choose them."""
+    from offline_scorer.scorers.summarization.facts import fact_questions
+
+    asked = fact_questions(SOURCE, 2)
+    claims = claims_of(SUMMARY)
+    j = ScriptedJudge(
+        alignment=[
+            {"claim": claims[0], "supported": True, "reason": "The source states the vote."},
+            {"claim": claims[1], "supported": False, "reason": "The source says 20 minutes."},
+        ],
+        coverage=[
+            {"question": asked[0], "answered": True, "reason": "The summary states it."},
+            {"question": asked[1], "answered": False, "reason": "The summary omits it."},
+        ],
+        reason="Scripted.",
+        probabilities={"preprocess": [0.9, 0.2], "analyze": [0.8, 0.3]},
+        threshold=0.5,
+    )
+    options = ScorerOptions(free_text="open", one_by_one=True, max_questions=2, questions="facts")
+    result = SummarizationScorer(j, options).score_texts(SOURCE, SUMMARY)
+    steps = [request.step for request in j.requests]
+    assert steps == ["preprocess", "preprocess", "analyze", "analyze", "reason"]
+    assert result.preprocess_step_result.questions == asked
+    assert [v.answered for v in result.analyze_step_result.coverage] == [True, False]
+    assert options.identity()["questions"] == "facts"
+    assert "questions" not in ScorerOptions().identity()  # sentences: identities as before
+    with pytest.raises(ConfigError, match="questions must be one of sentences, facts"):
+        ScorerOptions(questions="clauses")

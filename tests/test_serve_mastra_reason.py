@@ -5,6 +5,7 @@ are the requests Mastra really sent (tests/data/mastra)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -99,47 +100,31 @@ def test_a_reason_that_fails_a_check_is_replaced_by_the_products_and_says_why(
 
 def test_the_products_reason_names_the_axis_and_what_is_behind_it() -> None:
     base = _given()
-    alignment = GivenResult(
-        "0",
-        0.0,
-        0.0,
-        1.0,
-        ("The lamps are safe.",),
-        (),
-        base.figures,
-        base.scores,
-        base.vocabulary,
-        30,
-    )
-    assert written_reason(alignment) == (
+
+    def result(score: str, alignment: float, coverage: float, claims=(), questions=()):
+        return replace(
+            base,
+            score=score,
+            score_value=float(score),
+            alignment=alignment,
+            coverage=coverage,
+            unsupported=tuple(claims),
+            missing=tuple(questions),
+        )
+
+    assert written_reason(result("0", 0.0, 1.0, ["The lamps are safe."])) == (
         'The score is 0 because alignment was the weaker axis: the source does not support "The '
         'lamps are safe.".'
     )
-    whole = GivenResult("1", 1.0, 1.0, 1.0, (), (), base.figures, base.scores, base.vocabulary, 30)
-    assert written_reason(whole) == (
+    assert written_reason(result("1", 1.0, 1.0)) == (
         "The score is 1 because every claim in the summary is supported by the source and the "
         "summary answers every question drawn from it."
     )
-    many = GivenResult(
-        "0",
-        0.0,
-        1.0,
-        0.0,
-        (),
-        ("A?", "B?", "C?", "D?", "E?"),
-        base.figures,
-        base.scores,
-        base.vocabulary,
-        30,
-    )
-    assert written_reason(many) == (
+    assert written_reason(result("0", 1.0, 0.0, (), ["A?", "B?", "C?", "D?", "E?"])) == (
         "The score is 0 because coverage was the weaker axis: the summary does not answer 5 "
         'questions, among them "A?"; "B?"; "C?".'
     )
-    both = GivenResult(
-        "0.5", 0.5, 0.5, 0.5, ("A.",), ("B?",), base.figures, base.scores, base.vocabulary, 30
-    )
-    assert written_reason(both) == (
+    assert written_reason(result("0.5", 0.5, 0.5, ["A."], ["B?"])) == (
         "The score is 0.5 because alignment and coverage were equally weak: the source does not "
         'support "A."; the summary does not answer "B?".'
     )

@@ -61,8 +61,12 @@ def calibrate_axis(
     kept = float(current if current is not None else model_spec.verdict_threshold)
     with opened:
         bar = tqdm(total=len(cases), unit="case", disable=not sys.stderr.isatty(), file=sys.stderr)
+
+        def tick() -> None:
+            bar.update(1)
+
         try:
-            scored = collect_items(cases, run.spec, run.scorer_on(opened), lambda: bar.update(1))
+            scored = collect_items(cases, run.spec, run.scorer_on(opened), tick)
         finally:
             bar.close()
     result = calibrate_items(scored, axis, folds, kept if keep_threshold else None)

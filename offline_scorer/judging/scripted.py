@@ -25,12 +25,15 @@ class ScriptedJudge(JudgeBase):
         testing how malformed answers are handled).
     probabilities: optional P(true) per boolean verdict, by step ("preprocess": one per claim,
         "analyze": one per coverage verdict), answered as a Completion with `threshold`; without
-        them the judge gives no probabilities, like any backend that cannot read them.
+        them the judge gives no probabilities, like any backend that cannot read them. Under
+        "baseline", one per coverage verdict: the P(answered) a verdict-only request for that
+        question gets (the content-free baseline; default: the "analyze" one).
 
     When a request's schema puts every verdict before a top-level "reasons" list (the library's
     own requests do), the judge answers that way: each verdict's "reason" moves, in order, to
     "reasons". A request for one claim's or one question's verdict (`one_by_one`) gets the
-    scripted verdict with that claim or question, and its P(true).
+    scripted verdict with that claim or question, and its P(true); a verdict-only request
+    (`{"answered"}` alone) gets that verdict and its "baseline" P(true).
     """
 
     def __init__(
@@ -69,6 +72,8 @@ class ScriptedJudge(JudgeBase):
         one = _one_verdict(self.answers[request.step], request.output_schema, request.text())
         if one is not None:  # a request for one claim's or one question's verdict
             index, answer = one
+            if "reason" not in answer:  # a verdict-only request: the content-free baseline
+                probabilities = self.probabilities.get("baseline", probabilities)
             probabilities = None if probabilities is None else probabilities[index : index + 1]
         else:
             answer = _laid_out(self.answers[request.step], request.output_schema)
@@ -91,7 +96,7 @@ def _one_verdict(
     if "anyOf" in shape:  # a reason that depends on the verdict: each branch has its fields
         shape = shape["anyOf"][0]
     properties = list(shape.get("properties", {}))
-    if len(properties) != 2 or properties[0] not in _ONE_VERDICT:
+    if len(properties) not in (1, 2) or properties[0] not in _ONE_VERDICT:
         return None
     verdicts, field = _ONE_VERDICT[properties[0]]
     places = [sent.rfind(str(verdict[field])) for verdict in answer[verdicts]]

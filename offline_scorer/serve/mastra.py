@@ -102,12 +102,16 @@ def served_options(spec: ModelSpec) -> ScorerOptions:
     """The summarization options the served judge's registry entry sets: how its free text is
     decoded and the threshold of its coverage verdicts, as the library's scorer uses them on
     the same judge (`scorer_options`), except where the entry measured Mastra's form of the
-    requests apart (`served_options`). Mastra's requests are not split, so `one_by_one` and
-    `quote_evidence` (which quotes for one question at a time) do not apply. A value no
+    requests apart (`served_options`). Mastra's requests are not split, so `one_by_one`,
+    `quote_evidence` (which quotes for one question at a time) and `coverage_baseline` (one
+    question at a time too; with it goes the threshold, on the baseline's scale) do not
+    apply. A value no
     scorer accepts is a one-line ConfigError when the server starts."""
     own = {**spec.scorer_options.get("summarization", {})}
     own.pop("one_by_one", None)
     own.pop("quote_evidence", None)
+    if own.pop("coverage_baseline", False):  # its threshold reads P' against the baseline
+        own.pop("coverage_threshold", None)
     return ScorerOptions.from_mapping({**own, **spec.served_options.get("summarization", {})})
 
 

@@ -60,7 +60,8 @@ class GivenResult:
     """The result Mastra asks the judge to explain, as its reason prompt gives it (`score` as
     Mastra writes it, `score_value` its number), and what an explanation of it may say: the
     prompt's words, the figures' numbers and the listed claims' and questions' numbers
-    (`figures`; `scores` the figures alone), in at most `max_words` words."""
+    (`figures`; `scores` the figures alone), in at most `max_words` words; `texts` is the
+    source and summary the prompt gives."""
 
     score: str
     score_value: float
@@ -70,6 +71,7 @@ class GivenResult:
     missing: tuple[str, ...]
     figures: str
     scores: str
+    texts: str
     vocabulary: Vocabulary
     max_words: int
 
@@ -145,6 +147,7 @@ def read_given(given: str, rules: str, style: str) -> GivenResult | None:
         missing=_listed(questions),
         figures=" ".join(figure_texts(given)),
         scores=" ".join(score_figures(given)),
+        texts=given[: found.start()],
         vocabulary=reason_vocabulary(given, rules),
         max_words=word_bounds(style)[1],
     )
@@ -166,6 +169,7 @@ def reason_problem(given: GivenResult, text: str) -> Refusal | None:
         (given.alignment, given.coverage),
         failing=(*given.unsupported, *given.missing),
         figures=given.scores,
+        pair=given.texts,
     )
 
 

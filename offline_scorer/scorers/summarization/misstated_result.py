@@ -12,9 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from offline_scorer.scorers.summarization.grounding import content_words
 from offline_scorer.scorers.summarization.refusal import Refusal
 from offline_scorer.scorers.summarization.sentence import JUDGING_WORDS
 from offline_scorer.scorers.summarization.stated_numbers import WORD, numbers_stated
+from offline_scorer.scorers.summarization.stems import stem
 
 _AXES = frozenset({"alignment", "coverage"})
 _SCORE_STATED = re.compile(r"\bscore (?:is|was|of) (\d+(?:\.\d+)?)")
@@ -54,6 +56,7 @@ def misstates(
     shares: Sequence[float] = (),
     failing: Sequence[str] | None = None,
     figures: str = "",
+    pair: str = "",
 ) -> Refusal | None:
     """Why an explanation misstates the result (None: it does not): it gives the score as
     another of the figures ("The score is 1" when it is 0), names only the axis that does not
@@ -63,12 +66,18 @@ def misstates(
     supported (answered) where none is: "the summary answers 2019 ..., which is not supported
     by the source" for an alignment of 1, "the summary answers 2023 as the opening date" for
     a coverage of 0. With `failing` (the unsupported claims and unanswered questions the
-    result lists), every number and name it states must be carried by one of them, or be one
-    of the `figures` (`uncarried`)."""
-    if failing is not None:
-        found = uncarried(text, failing, figures)
-        if found is not None:
-            return found
+    result lists), what it says of the judged texts (`pair`) must be carried by them, and its
+    numbers be theirs or the `figures` (`uncarried`)."""
+    found = _misstated_figures(text, score, limiting_axis, shares)
+    if found is None and failing is not None:
+        found = uncarried(text, failing, figures, pair)
+    return found
+
+
+def _misstated_figures(
+    text: str, score: float, limiting_axis: str, shares: Sequence[float]
+) -> Refusal | None:
+    """`misstates`'s checks of the figures, the axis and what the axes say."""
     lowered = text.lower()
     stated = _SCORE_STATED.findall(lowered)
     if any(float(value) != score for value in stated):
@@ -141,23 +150,43 @@ def _names(sentence: str) -> set[str]:
     return {w for w in found if w[:1].isupper() and w.lower() not in JUDGING_WORDS}
 
 
-def uncarried(text: str, failing: Sequence[str], figures: str) -> Refusal | None:
-    """Why an explanation states a fact the verdicts do not carry (None: it does not): a
-    sentence of it states numbers or names (other than the result's `figures`) that no single
-    failing claim or question states together. "The summary answers 2030 as the year when
-    Starbucks opened its first branch in Italy" is refused where 2030 is a year of another
-    question: each number and name being somewhere in the inputs does not make the sentence
-    one the verdicts say."""
+def _pair_words(text: str, pair: frozenset[str]) -> set[str]:
+    """The words of `text` that are words of the judged pair (`pair`, stemmed content words)
+    and not judging words: what an explanation says about the texts themselves."""
+    return {
+        stem(w)
+        for w in content_words(text)
+        if w not in JUDGING_WORDS and stem(w) in pair and not w[:1].isdigit()
+    }
+
+
+def uncarried(text: str, failing: Sequence[str], figures: str, pair: str = "") -> Refusal | None:
+    """Why an explanation states a fact the verdicts do not carry (None: it does not). Each
+    sentence's numbers and names (other than the result's `figures`) must be stated together
+    by one failing claim or question, and every word it takes from the judged texts (`pair`:
+    source and summary) must be a word of a failing claim or question: "The summary answers
+    2030 as the year when Starbucks opened its first branch in Italy" is refused where 2030 is
+    a year of another question, and "the group did not discuss ways to reduce costs" where no
+    failing claim or question speaks of costs. Each number and name being somewhere in the
+    inputs does not make a sentence one the verdicts say."""
     known = numbers_stated(figures)
     items = [(numbers_stated(item), set(WORD.findall(item))) for item in failing]
+    pair_stems = frozenset(stem(w) for w in content_words(pair))
+    said = frozenset(stem(w) for item in failing for w in content_words(item))
     for sentence in _SENTENCE_BREAK.split(text.strip()):
         numbers = set(numbers_stated(sentence)) - known
         names = _names(sentence)
-        if not numbers and not names:
-            continue
-        if not any(numbers <= found and names <= words for found, words in items):
+        if (numbers or names) and not any(
+            numbers <= found and names <= words for found, words in items
+        ):
             stated = sorted(numbers | names)
             return Refusal(
                 "states a fact no failing claim or question carries", ", ".join(stated[:4])
+            )
+        beyond = sorted(_pair_words(sentence, pair_stems) - said)
+        if beyond:
+            return Refusal(
+                "speaks of the texts beyond the failing claims and questions",
+                ", ".join(beyond[:4]),
             )
     return None

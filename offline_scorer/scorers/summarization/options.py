@@ -53,6 +53,8 @@ _ALIASES = {
     "oneByOne": "one_by_one",
     "quote_evidence": "quote_evidence",
     "quoteEvidence": "quote_evidence",
+    "coverage_baseline": "coverage_baseline",
+    "coverageBaseline": "coverage_baseline",
     "splitting": "splitting",
     "questions": "questions",
 }
@@ -111,6 +113,17 @@ class ScorerOptions:
         },
     )
 
+    coverage_baseline: bool = field(
+        default=False,
+        metadata={
+            "help": "Ask each coverage question whether the summary states the fact, and "
+            "also of an empty summary: a question counts as answered when P(answered) read "
+            "against that baseline, sigmoid(logit P - logit P(empty)), reaches "
+            "coverage_threshold. Takes out how readily the judge answers a question whatever "
+            "the summary says. Needs one_by_one; the model's registry entry may choose it."
+        },
+    )
+
     splitting: int = field(
         default=1,
         metadata={
@@ -156,6 +169,19 @@ class ScorerOptions:
                 raise ConfigError(f"{name} must be a number between 0 and 1, got {ct!r}")
         if not isinstance(self.one_by_one, bool):
             raise ConfigError(f"one_by_one must be true or false, got {self.one_by_one!r}")
+        if not isinstance(self.coverage_baseline, bool):
+            raise ConfigError(
+                f"coverage_baseline must be true or false, got {self.coverage_baseline!r}"
+            )
+        if self.coverage_baseline and not self.one_by_one:
+            raise ConfigError(
+                "coverage_baseline applies to questions judged one by one: set one_by_one too"
+            )
+        if self.coverage_baseline and self.coverage_threshold is None:
+            raise ConfigError(
+                "coverage_baseline needs coverage_threshold (a P(answered) read against the "
+                "baseline, such as calibrate --axis coverage sets)"
+            )
         if not isinstance(self.quote_evidence, bool):
             raise ConfigError(f"quote_evidence must be true or false, got {self.quote_evidence!r}")
         if self.quote_evidence and not self.one_by_one:
@@ -193,6 +219,8 @@ class ScorerOptions:
             found["one_by_one"] = True
         if self.quote_evidence:  # absent when off, as above
             found["quote_evidence"] = True
+        if self.coverage_baseline:  # absent when off, as above
+            found["coverage_baseline"] = True
         if self.splitting != 1:  # absent when 1, as above
             found["splitting"] = self.splitting
         if self.questions != "sentences":  # absent when sentences, as above

@@ -31,7 +31,6 @@ from offline_scorer.scorers.summarization.grounding import (
 from offline_scorer.scorers.summarization.schemas import (
     ClaimCheck,
     Layout,
-    QuestionCheck,
     check_schema,
     coverage_schema,
     layout_of,
@@ -111,17 +110,6 @@ gave ROC AUC 0.711 on judge-dev-news.jsonl against 0.623 with every claim in one
 with the claim echoed in the answer before its verdict 0.677. Requests differ only after the
 summary, so a runtime that keeps its prompt prefix reads the source and the summary once per
 evaluation."""
-
-_QUESTION = """Summary:
-{summary}
-
-Question:
-{question}
-
-Does the summary answer this question? Answer in JSON."""
-"""One coverage question judged alone, after the summary. Asked this way, Qwen2.5-Coder-0.5B's
-P(answered) gave ROC AUC 0.81 on bench/bench_coverage.py's set, against 0.57 with every
-question in one answer (docs/judges.md)."""
 
 _ANALYZE = """Task: for each QUESTION, decide whether the SUMMARY alone answers it with "yes". \
 Set "answered" to true only when the SUMMARY states the fact the question asks about; set it to \
@@ -354,24 +342,6 @@ def claim_request(
     quotes = _quotes(claim, source, "source", quote_evidence)
     schema = check_schema(ClaimCheck, vocabulary, style, quotes)
     return _request("preprocess", user, schema, style, threshold, rules=False)
-
-
-@functools.lru_cache(maxsize=REQUESTS_KEPT)
-def question_request(
-    summary: str,
-    question: str,
-    style: str,
-    threshold: float | None = None,
-    quote_evidence: bool = False,
-) -> JudgeRequest:
-    """One coverage question's verdict and reason, the summary first; `threshold` as in
-    `analyze_request`; with `quote_evidence`, a question answered is given the summary
-    sentence that answers it as its reason (`check_schema`)."""
-    user = _QUESTION.format(summary=summary, question=question)
-    vocabulary = analyze_vocabulary(summary, (question,))
-    quotes = _quotes(question, summary, "summary", quote_evidence)
-    schema = check_schema(QuestionCheck, vocabulary, style, quotes)
-    return _request("analyze", user, schema, style, threshold, rules=False)
 
 
 def analyze_request(

@@ -14,7 +14,8 @@ from offline_scorer.errors import GenerationError
 from offline_scorer.formats import SUMMARIZATION_REQUESTS_REVISION
 from offline_scorer.judging.ask import ask
 from offline_scorer.judging.protocol import Completion, Judge, JudgeRequest, TextJudge, as_judge
-from offline_scorer.scorers.summarization import prompts, readable
+from offline_scorer.scorers.summarization import prompts, question_prompts, readable
+from offline_scorer.scorers.summarization.baseline import against_baseline, threshold_on_question
 from offline_scorer.scorers.summarization.grounding import claims_of
 from offline_scorer.scorers.summarization.misstated_result import misstates
 from offline_scorer.scorers.summarization.options import ScorerOptions
@@ -123,6 +124,7 @@ class SummarizationScorer:
     def __init__(self, judge: Judge | TextJudge, options: ScorerOptions) -> None:
         self.judge: Judge = as_judge(judge)  # a user's judge may only have `complete`
         self.options = options
+        self._empty: dict[tuple[str, str], float] = {}  # content-free P(answered) by question
 
     def identity(self) -> dict[str, Any]:
         """Options and each step's sampling settings (fixed by the prompts)."""
@@ -199,16 +201,61 @@ class SummarizationScorer:
     def judge_coverage(self, summary: str, asked: list[str]) -> Judged[QuestionVerdict]:
         """The questions' verdicts, in one answer or one request per question."""
         style, threshold = self.options.free_text, self.options.coverage_threshold
+        if self.options.coverage_baseline:
+            return self._against_baseline(summary, asked)
         if self.options.one_by_one:
             quote = self.options.quote_evidence
             requests = [
-                (q, prompts.question_request(summary, q, style, threshold, quote)) for q in asked
+                (q, question_prompts.question_request(summary, q, style, threshold, quote))
+                for q in asked
             ]
             return _one_by_one(self.judge, requests, QuestionCheck, QuestionVerdict, "question")
         request = prompts.analyze_request(summary, asked, style, threshold)
         cov, completion = ask(self.judge, request, coverage_model(layout_of(style)))
         found = _probabilities("analyze", completion, len(cov.coverage))
         return Judged(cov.verdicts(), found, completion.verdict_threshold)
+
+    def _against_baseline(self, summary: str, asked: list[str]) -> Judged[QuestionVerdict]:
+        """Each question asked of the empty summary first, then of this one, its verdict
+        committed at the threshold carried to its own scale (`baseline`); the P(answered)
+        given back are read against the baseline, on the scale of `coverage_threshold`."""
+        style, threshold = self.options.free_text, self.options.coverage_threshold
+        assert threshold is not None  # ScorerOptions requires it with coverage_baseline
+        empty = [self._empty_p(q, style) for q in asked]
+        requests = [
+            (
+                q,
+                question_prompts.question_request(
+                    summary,
+                    q,
+                    style,
+                    threshold_on_question(threshold, e),
+                    self.options.quote_evidence,
+                    stated=True,
+                ),
+            )
+            for q, e in zip(asked, empty, strict=True)
+        ]
+        judged = _one_by_one(self.judge, requests, QuestionCheck, QuestionVerdict, "question")
+        raw = judged.probabilities
+        if raw is None:
+            raise GenerationError("coverage_baseline needs a judge that gives P(answered)")
+        read = tuple(against_baseline(p, e) for p, e in zip(raw, empty, strict=True))
+        return Judged(judged.verdicts, read, threshold)
+
+    def _empty_p(self, question: str, style: str) -> float:
+        """The question's content-free P(answered), asked once per scorer (a batch scores
+        many summaries of one source); the memo is bounded like the request builders'."""
+        key = (question, style)
+        if key not in self._empty:
+            if len(self._empty) >= 4 * prompts.REQUESTS_KEPT:
+                self._empty.clear()
+            completion = self.judge.complete(question_prompts.baseline_request(question, style))
+            found = _probabilities("coverage baseline", completion, 1)
+            if found is None:
+                raise GenerationError("coverage_baseline needs a judge that gives P(answered)")
+            self._empty[key] = found[0]
+        return self._empty[key]
 
     def score_texts(self, source: str, summary: str) -> ScorerResult:
         """Score a summary against a source given as plain text."""
@@ -232,7 +279,7 @@ class SummarizationScorer:
             judged=len(judged_questions.verdicts),
         )
         outcome = score_verdicts(claims, asked, coverage, self.options.scale)
-        explanation, by_judge = self._explain(outcome, style, explanation_words)
+        explanation, by_judge = self._explain(outcome, style, explanation_words, source, summary)
         supported_p = judged_claims.probabilities
         answered_p = judged_questions.probabilities
         probabilities = None
@@ -264,7 +311,9 @@ class SummarizationScorer:
             outcome=outcome,
         )
 
-    def _explain(self, outcome: ScoreOutcome, style: str, words: int) -> tuple[str, bool]:
+    def _explain(
+        self, outcome: ScoreOutcome, style: str, words: int, source: str, summary: str
+    ) -> tuple[str, bool]:
         """(the explanation shown, whether the judge wrote it): the judge's own when it is a
         readable sentence that states the computed figures rightly, else the product's, so a
         reader never gets a wrong or unreadable explanation."""
@@ -281,6 +330,7 @@ class SummarizationScorer:
             (outcome.alignment, outcome.coverage),
             failing=failing_items(outcome),
             figures=figures_of(outcome),
+            pair=f"{source}\n{summary}",
         )
         if noted(problem, explanation, shown) is not None:
             return written_explanation(outcome), False
