@@ -71,3 +71,45 @@ def test_misstates_checks_the_figures_first_and_then_what_the_verdicts_carry() -
     found = misstates(beyond, 0.5, "coverage", (1.0, 0.5), FAILING, FIGURES, PAIR)
     assert found is not None and found.check.startswith("states a fact")
     assert misstates(beyond, 0.5, "coverage", (1.0, 0.5)) is None  # without the items: unchecked
+
+
+CLAIM = (
+    "The group thought the production costs were too high, but they did not discuss any ways "
+    "to reduce costs, such as leaving out certain features and using cheaper materials."
+)
+
+
+def test_an_unsupported_claim_restated_as_the_reason_is_refused() -> None:
+    """The default judge's explanation of a dev row: the very claim it found unsupported, given
+    as what happened."""
+    text = (
+        "The score is 0 because the group did not discuss any ways to reduce costs, such as "
+        "leaving out certain features and using cheaper materials."
+    )
+    refusal = misstates(
+        text, 0, "alignment", (0, 1), failing=[CLAIM], figures="0 1", unsupported=[CLAIM]
+    )
+    assert (
+        refusal is not None
+        and refusal.check == "presents a claim the source does not support as true"
+    )
+
+
+def test_the_same_claim_named_as_unsupported_is_kept() -> None:
+    text = (
+        "The score is 0 because the claim that the group did not discuss ways to reduce costs, "
+        "such as using cheaper materials, is not supported by the source."
+    )
+    assert (
+        misstates(text, 0, "alignment", (0, 1), failing=[CLAIM], figures="0 1", unsupported=[CLAIM])
+        is None
+    )
+
+
+def test_saying_nothing_fails_where_something_does_is_refused() -> None:
+    text = "The score is 0 because there are no unsupported claims or unanswered questions."
+    refusal = misstates(
+        text, 0, "alignment", (0, 1), failing=[CLAIM], figures="0 1", unsupported=[CLAIM]
+    )
+    assert refusal is not None and refusal.check == "says no claim or question fails where one does"
+    assert misstates("The score is 1 because no claim is unsupported.", 1, "none", (1, 1)) is None

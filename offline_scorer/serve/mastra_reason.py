@@ -170,6 +170,7 @@ def reason_problem(given: GivenResult, text: str) -> Refusal | None:
         failing=(*given.unsupported, *given.missing),
         figures=given.scores,
         pair=given.texts,
+        unsupported=given.unsupported,
     )
 
 

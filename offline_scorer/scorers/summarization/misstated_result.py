@@ -45,6 +45,14 @@ _SAYS_ANSWERED = re.compile(r"\b(?:answers|answered|covers|covered)\b")
 """An explanation saying the summary answers a question: false when coverage is 0."""
 _SAYS_SUPPORTED = re.compile(r"\b(?:supports|supported|backs|backed)\b")
 """An explanation saying the source supports a claim: false when alignment is 0."""
+_SAYS_NONE_FAILS = re.compile(
+    r"\bno (?:unsupported claims?|unanswered questions?)\b"
+    r"|\b(?:every|each|all) (?:of the )?claims? (?:is |are )?supported\b"
+)
+"""An explanation saying no claim (question) fails: false when one does."""
+RESTATED_WORDS = 3
+"""Content words of one unsupported claim a sentence may take without saying it lacks
+support: more, and the sentence presents that claim as if it were true."""
 SHARE_TOLERANCE = 0.005
 """Mastra gives each axis rounded to two decimals: 2 of 3 is its 0.67."""
 
@@ -57,6 +65,7 @@ def misstates(
     failing: Sequence[str] | None = None,
     figures: str = "",
     pair: str = "",
+    unsupported: Sequence[str] = (),
 ) -> Refusal | None:
     """Why an explanation misstates the result (None: it does not): it gives the score as
     another of the figures ("The score is 1" when it is 0), names only the axis that does not
@@ -67,10 +76,13 @@ def misstates(
     by the source" for an alignment of 1, "the summary answers 2023 as the opening date" for
     a coverage of 0. With `failing` (the unsupported claims and unanswered questions the
     result lists), what it says of the judged texts (`pair`) must be carried by them, and its
-    numbers be theirs or the `figures` (`uncarried`)."""
+    numbers be theirs or the `figures` (`uncarried`), and it may not restate one of the
+    `unsupported` claims as if it were true (`restates_unsupported`)."""
     found = _misstated_figures(text, score, limiting_axis, shares)
     if found is None and failing is not None:
         found = uncarried(text, failing, figures, pair)
+    if found is None:
+        found = restates_unsupported(text, unsupported)
     return found
 
 
@@ -89,6 +101,8 @@ def _misstated_figures(
         return Refusal("says a claim is unsupported where the source supports every claim")
     if shares and shares[1] >= 1 and _says(_SAYS_UNANSWERED, lowered):
         return Refusal("says the summary leaves a question open where it answers every one")
+    if shares and min(shares) < 1 and _SAYS_NONE_FAILS.search(lowered):
+        return Refusal("says no claim or question fails where one does")
     if shares and shares[0] == 0 and _says(_SAYS_SUPPORTED, lowered, affirmed=True):
         return Refusal("says a claim is supported where the source supports none")
     if shares and shares[1] == 0 and _says(_SAYS_ANSWERED, lowered, affirmed=True):
@@ -189,4 +203,21 @@ def uncarried(text: str, failing: Sequence[str], figures: str, pair: str = "") -
                 "speaks of the texts beyond the failing claims and questions",
                 ", ".join(beyond[:4]),
             )
+    return None
+
+
+def restates_unsupported(text: str, unsupported: Sequence[str]) -> Refusal | None:
+    """Why an explanation presents an unsupported claim as true (None: it does not): a sentence
+    that takes more than `RESTATED_WORDS` content words of one such claim and does not say it
+    lacks the source's support. "The score is 0 because the group did not discuss any ways to
+    reduce costs, ..." restates the very claim the judge found unsupported as the reason;
+    "... because the claim that the group did not discuss ways to reduce costs is not supported
+    by the source" says what the verdict says."""
+    claims = [frozenset(stem(w) for w in content_words(c)) for c in unsupported]
+    for sentence in _SENTENCE_BREAK.split(text.strip()):
+        taken = frozenset(stem(w) for w in content_words(sentence) if w not in JUDGING_WORDS)
+        if any(len(taken & claim) > RESTATED_WORDS for claim in claims) and not _says(
+            _SAYS_UNSUPPORTED, sentence.lower()
+        ):
+            return Refusal("presents a claim the source does not support as true")
     return None

@@ -331,6 +331,7 @@ class SummarizationScorer:
             failing=failing_items(outcome),
             figures=figures_of(outcome),
             pair=f"{source}\n{summary}",
+            unsupported=[c.claim for c in outcome.unsupported_claims],
         )
         if noted(problem, explanation, shown) is not None:
             return written_explanation(outcome), False
