@@ -241,7 +241,8 @@ def test_a_quoted_reason_leaves_the_verdict_probability_as_it_was(live_judge):
 
     from offline_scorer.scorers.summarization.evidence import as_quote
     from offline_scorer.scorers.summarization.grounding import claims_of
-    from offline_scorer.scorers.summarization.prompts import claim_request, question_request
+    from offline_scorer.scorers.summarization.prompts import claim_request
+    from offline_scorer.scorers.summarization.question_prompts import question_request
 
     source = Path(SOURCE).read_text(encoding="utf-8").strip()
     summary = Path(SUMMARY).read_text(encoding="utf-8").strip()
