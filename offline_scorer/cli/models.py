@@ -76,7 +76,8 @@ def _figures(spec: ModelSpec) -> list[str]:
             continue
         threshold = spec.threshold_for(kind)
         shown.append(f"{kind}: verdict threshold {threshold}")
-        shown.append(f"  {part.quality.line() if part.quality else 'quality: not measured'}")
+        lines, _ = part.figures()  # the judged axis's figures, then each other axis's
+        shown += [f"  {line}" for line in lines or ["quality: not measured"]]
     return shown or ["quality: not measured"]
 
 

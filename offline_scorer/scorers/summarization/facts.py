@@ -8,9 +8,8 @@ count facts. Here a sentence is cut at its clauses: where a coordinating word jo
 will sell sandwiches": the subject is repeated, "the new shop will sell sandwiches"). Each fact
 is made only of the source's words, in their order, and is a whole statement: a cut is made
 only where both sides state something (a verb, enough content words, balanced brackets and
-quotes), else the sentence stays whole. A line of a transcript ("Gabriel: I'll bring the
-cake.") is a statement of its speaker, kept with the speaker's name. A sentence that asks
-something states no fact.
+quotes), else the sentence stays whole. A transcript line ("Gabriel: I'll bring the cake.")
+is its speaker's statement, kept with the name. A sentence that asks states no fact.
 
 The rules are a small closed lexicon (auxiliaries, coordinating words, common irregular past
 forms), not a parser: a parser model's version would move every question, and so every
@@ -30,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from offline_scorer.scorers.summarization.grounding import QUESTION_FRAME, content_words, sentences
+from offline_scorer.scorers.summarization.known_words import LATIN, is_word
 from offline_scorer.scorers.summarization.stems import stem
 
 AUXILIARIES = frozenset(
@@ -272,7 +272,6 @@ def _asks(said: str) -> bool:
 def _ends_in_a_word(said: str) -> bool:
     """Whether a spoken sentence ends in a whole word: a number, a name, or an English word
     (`known_words`), not a word cut off ("one exa")."""
-    from offline_scorer.scorers.summarization.known_words import LATIN, is_word
 
     found = _TOKEN.findall(said)
     last = found[-1] if found else ""
@@ -346,7 +345,8 @@ def _names(every: Sequence[str]) -> frozenset[str]:
 
 def _in_sentence_case(piece: str, names: frozenset[str]) -> str:
     """A fact as it reads after "Is it true that": its first word in lower case unless it is a
-    name (`_names`) or an acronym ("Engineers from X inspected" -> "engineers from X ...")."""
+    name (`_names`; a word no word list holds: "Ostravel Home ...") or an acronym ("Engineers
+    from X inspected" -> "engineers from X ...")."""
     first = _TOKEN.match(piece)
     if first is None or first.start() != 0:
         return piece
@@ -355,7 +355,7 @@ def _in_sentence_case(piece: str, names: frozenset[str]) -> str:
     label = 0 < len(head) <= 4 and all(w[:1].isupper() for w in head)  # "Regular Price: $50"
     if not word[:1].isupper() or word in names or word == "I" or word[1:2].isupper() or label:
         return piece
-    return word[:1].lower() + piece[1:]
+    return word[:1].lower() + piece[1:] if is_word(word, frozenset({LATIN})) else piece
 
 
 POSITION_WEIGHT = 0.5
