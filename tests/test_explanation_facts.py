@@ -113,3 +113,68 @@ def test_saying_nothing_fails_where_something_does_is_refused() -> None:
     )
     assert refusal is not None and refusal.check == "says no claim or question fails where one does"
     assert misstates("The score is 1 because no claim is unsupported.", 1, "none", (1, 1)) is None
+
+
+def test_answering_what_a_left_out_question_states_is_refused() -> None:
+    """Mastra's printed reason through serve on fixture 02: 2019 is in a question the summary
+    leaves out."""
+    question = "Is it true that the Brennock seed bank donated 64 varieties in 2019?"
+    text = (
+        "The score is 0.33 because coverage was the weaker axis: the summary answers 2019 and "
+        "2019, but leaves out the information about the seed cleaning workshop."
+    )
+    refusal = misstates(text, 0.33, "coverage", (1, 0.33), failing=[question], figures="0.33 1")
+    assert refusal is not None
+    assert refusal.check == "says the summary answers what a question it leaves out states"
+    fine = "The score is 0.33 because the summary does not answer 2019 as the year of the gift."
+    assert (
+        misstates(fine, 0.33, "coverage", (1, 0.33), failing=[question], figures="0.33 1") is None
+    )
+
+
+def test_a_source_said_to_state_what_the_contradicting_claim_states_is_refused() -> None:
+    claim = "The soup takes 50 minutes from start to finish."
+    text = (
+        "The score is 0.5 because alignment was the weaker axis: the claim about 50 minutes "
+        "from start to finish contradicts the source, which reports 50 minutes."
+    )
+    refusal = misstates(
+        text, 0.5, "alignment", (0.5, 1), failing=[claim], figures="0.5 1", unsupported=[claim]
+    )
+    assert refusal is not None
+    assert refusal.check == "says the source states what the claim it contradicts states"
+
+
+def test_a_number_put_in_a_claim_that_does_not_state_it_is_refused() -> None:
+    """Mastra's printed reason through serve on fixture 10: the claim says 45 minutes; 50 is a
+    question's number."""
+    claim = "Squash, red lentils, cumin and stock are simmered for 45 minutes, then blended."
+    text = (
+        "The score is 0.5 because alignment was the weaker axis: the claim about 50 minutes "
+        "from start to finish contradicts the source, which reports 50 minutes."
+    )
+    question = "Is it true that it serves six and takes about 50 minutes from start to finish?"
+    refusal = misstates(
+        text,
+        0.5,
+        "alignment",
+        (0.5, 0.71),
+        failing=[claim, question],
+        figures="0.5 1 0.71",
+        unsupported=[claim],
+    )
+    assert refusal is not None
+    assert refusal.check == "says a claim states a number no claim it lists states"
+    kept = "The score is 0.5 because the claim about 45 minutes contradicts the source."
+    assert (
+        misstates(
+            kept,
+            0.5,
+            "alignment",
+            (0.5, 0.71),
+            failing=[claim, question],
+            figures="0.5 1 0.71",
+            unsupported=[claim],
+        )
+        is None
+    )

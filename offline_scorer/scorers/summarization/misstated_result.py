@@ -83,6 +83,9 @@ def misstates(
         found = uncarried(text, failing, figures, pair)
     if found is None:
         found = restates_unsupported(text, unsupported)
+    if found is None and failing is not None:
+        left_out = [item for item in failing if item not in unsupported]
+        found = turns_failing_around(text, unsupported, left_out)
     return found
 
 
@@ -221,3 +224,47 @@ def restates_unsupported(text: str, unsupported: Sequence[str]) -> Refusal | Non
         ):
             return Refusal("presents a claim the source does not support as true")
     return None
+
+
+_ANSWERS_WHAT = re.compile(r"\b(?:answers|covers|states|mentions|includes)((?:\s+\S+){1,4})")
+"""What an explanation says the summary answers: the few words after the verb."""
+_CLAIM_ABOUT = re.compile(
+    r"\bclaims?\s+(?:about|that|of|on)\b(.*?)"
+    r"(?=\b(?:contradicts?|is not|are not|does not|which)\b|$)"
+)
+"""What an explanation says a claim states: the words after "the claim about" up to its verb."""
+_SOURCE_SAYS = re.compile(r"\bsource\b[^.;]*?\b(?:reports|says|states|gives|lists|shows)\b(.*)")
+"""What an explanation says the source states."""
+
+
+def turns_failing_around(
+    text: str, unsupported: Sequence[str], left_out: Sequence[str]
+) -> Refusal | None:
+    """Why an explanation says the opposite of a verdict (None: it does not): the summary
+    "answers" a number or name only a question it leaves out states ("the summary answers 2019
+    and 2019, but ..."), or the source "reports" a number of the very claim it is said to
+    contradict ("the claim about 50 minutes contradicts the source, which reports 50 minutes")."""
+    open_numbers = frozenset().union(*(numbers_stated(q) for q in left_out))
+    claim_numbers = frozenset().union(*(numbers_stated(c) for c in unsupported))
+    for sentence in _SENTENCE_BREAK.split(text.strip()):
+        lowered = sentence.lower()
+        for match in _ANSWERS_WHAT.finditer(lowered):
+            before = WORD.findall(lowered[: match.start()])[-5:]
+            if _NEGATIONS.isdisjoint(before) and _digits(match.group(1)) & open_numbers:
+                return Refusal("says the summary answers what a question it leaves out states")
+        for about in _CLAIM_ABOUT.finditer(lowered):
+            if unsupported and not _digits(about.group(1)) <= claim_numbers:
+                return Refusal("says a claim states a number no claim it lists states")
+        said = _SOURCE_SAYS.search(lowered)
+        if (
+            said
+            and _says(_SAYS_UNSUPPORTED, lowered)
+            and numbers_stated(said.group(1)) & (claim_numbers)
+        ):
+            return Refusal("says the source states what the claim it contradicts states")
+    return None
+
+
+def _digits(text: str) -> frozenset[str]:
+    """The numbers `text` writes in digits ("answers one of six" states a count, not a fact)."""
+    return frozenset(n for n in numbers_stated(text) if n in text.replace(",", ""))
