@@ -68,6 +68,7 @@ def test_each_question_is_asked_of_the_empty_summary_once_then_of_the_summary() 
     analyze = [r for r in j.requests if r.step == "analyze"]
     baselines, asked = analyze[:2], analyze[2:]
     for request, question in zip(baselines, QUESTIONS, strict=True):
+        assert request.output_schema is not None
         assert list(request.output_schema["properties"]) == ["answered"]
         assert request.text().startswith(f"[user]\nSummary:\n{EMPTY_SUMMARY}\n\nQuestion:\n")
         assert question in request.text() and request.sampling.verdict_threshold is None
