@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from offline_scorer.scorers.summarization.misstated_result import misstates, uncarried
+from offline_scorer.scorers.summarization.refusal import Refusal
 
 PAIR = (
     "Starbucks opened its first branch in Italy in 2018. Lavazza plans 40 new cafes by 2030. "
@@ -154,21 +155,10 @@ def test_a_number_put_in_a_claim_that_does_not_state_it_is_refused() -> None:
         "from start to finish contradicts the source, which reports 50 minutes."
     )
     question = "Is it true that it serves six and takes about 50 minutes from start to finish?"
-    refusal = misstates(
-        text,
-        0.5,
-        "alignment",
-        (0.5, 0.71),
-        failing=[claim, question],
-        figures="0.5 1 0.71",
-        unsupported=[claim],
-    )
-    assert refusal is not None
-    assert refusal.check == "says a claim states a number no claim it lists states"
-    kept = "The score is 0.5 because the claim about 45 minutes contradicts the source."
-    assert (
-        misstates(
-            kept,
+
+    def judged(explanation: str) -> Refusal | None:
+        return misstates(
+            explanation,
             0.5,
             "alignment",
             (0.5, 0.71),
@@ -176,5 +166,11 @@ def test_a_number_put_in_a_claim_that_does_not_state_it_is_refused() -> None:
             figures="0.5 1 0.71",
             unsupported=[claim],
         )
+
+    refusal = judged(text)
+    assert refusal is not None
+    assert refusal.check == "says a claim states a number no claim it lists states"
+    assert (
+        judged("The score is 0.5 because the claim about 45 minutes contradicts the source.")
         is None
     )

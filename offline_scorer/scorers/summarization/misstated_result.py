@@ -256,11 +256,8 @@ def turns_failing_around(
             if unsupported and not _digits(about.group(1)) <= claim_numbers:
                 return Refusal("says a claim states a number no claim it lists states")
         said = _SOURCE_SAYS.search(lowered)
-        if (
-            said
-            and _says(_SAYS_UNSUPPORTED, lowered)
-            and numbers_stated(said.group(1)) & (claim_numbers)
-        ):
+        source_numbers = numbers_stated(said.group(1)) if said else frozenset()
+        if source_numbers & claim_numbers and _says(_SAYS_UNSUPPORTED, lowered):
             return Refusal("says the source states what the claim it contradicts states")
     return None
 

@@ -201,42 +201,37 @@ class SummarizationScorer:
     def judge_coverage(self, summary: str, asked: list[str]) -> Judged[QuestionVerdict]:
         """The questions' verdicts, in one answer or one request per question."""
         style, threshold = self.options.free_text, self.options.coverage_threshold
-        if self.options.coverage_baseline:
-            return self._against_baseline(summary, asked)
         if self.options.one_by_one:
-            quote = self.options.quote_evidence
-            requests = [
-                (q, question_prompts.question_request(summary, q, style, threshold, quote))
-                for q in asked
-            ]
-            return _one_by_one(self.judge, requests, QuestionCheck, QuestionVerdict, "question")
+            return self._question_by_question(summary, asked)
         request = prompts.analyze_request(summary, asked, style, threshold)
         cov, completion = ask(self.judge, request, coverage_model(layout_of(style)))
         found = _probabilities("analyze", completion, len(cov.coverage))
         return Judged(cov.verdicts(), found, completion.verdict_threshold)
 
-    def _against_baseline(self, summary: str, asked: list[str]) -> Judged[QuestionVerdict]:
-        """Each question asked of the empty summary first, then of this one, its verdict
-        committed at the threshold carried to its own scale (`baseline`); the P(answered)
-        given back are read against the baseline, on the scale of `coverage_threshold`."""
-        style, threshold = self.options.free_text, self.options.coverage_threshold
-        assert threshold is not None  # ScorerOptions requires it with coverage_baseline
-        empty = [self._empty_p(q, style) for q in asked]
+    def _question_by_question(self, summary: str, asked: list[str]) -> Judged[QuestionVerdict]:
+        """One request per question. With `coverage_baseline` each question is asked of the
+        empty summary first, its verdict committed at the threshold carried to its own scale
+        (`baseline`), and the P(answered) given back are read against the baseline, on the
+        scale of `coverage_threshold`."""
+        options = self.options
+        style, threshold = options.free_text, options.coverage_threshold
+        empty = [self._empty_p(q, style) for q in asked] if options.coverage_baseline else None
+        at = [threshold] * len(asked)
+        if empty is not None:
+            assert threshold is not None  # ScorerOptions requires it with coverage_baseline
+            at = [threshold_on_question(threshold, e) for e in empty]
         requests = [
             (
                 q,
                 question_prompts.question_request(
-                    summary,
-                    q,
-                    style,
-                    threshold_on_question(threshold, e),
-                    self.options.quote_evidence,
-                    stated=True,
+                    summary, q, style, t, options.quote_evidence, stated=empty is not None
                 ),
             )
-            for q, e in zip(asked, empty, strict=True)
+            for q, t in zip(asked, at, strict=True)
         ]
         judged = _one_by_one(self.judge, requests, QuestionCheck, QuestionVerdict, "question")
+        if empty is None:
+            return judged
         raw = judged.probabilities
         if raw is None:
             raise GenerationError("coverage_baseline needs a judge that gives P(answered)")
