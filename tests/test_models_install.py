@@ -240,3 +240,29 @@ def test_a_model_not_made_of_parts_needs_no_install(env, tmp_path):
     done = _cli(env, "install", str(gguf))
     assert done.returncode == 0
     assert done.stdout == f"model '{gguf}' needs no install: its file is {gguf}\n"
+
+
+def test_verify_skips_an_optional_judge_not_installed(env, built, tmp_path):
+    registry = tmp_path / "with-default.toml"
+    registry.write_text(
+        'default = "tiny"\n' + _entry(built["tiny"]) + _entry(built["big"]), encoding="utf-8"
+    )
+    env = {**env, "OFFLINE_SCORER_MODELS": str(registry)}
+    missing_default = _cli(env, "verify")
+    assert missing_default.returncode == 3
+    assert "FAIL tiny: model 'tiny' is not installed" in missing_default.stderr
+
+    assert _cli(env, "install", "tiny", "--wheels", str(built["tiny"].wheels)).returncode == 0
+    done = _cli(env, "verify")
+    assert done.returncode == 0, done.stderr
+    assert "--   big: not installed (optional; `offline-scorer models install big`" in done.stdout
+    assert "ok   tiny: " in done.stdout and "matches the pinned sha256" in done.stdout
+
+    asked = _cli(env, "verify", "big")  # asked for by name: its absence is a failure
+    assert asked.returncode == 3 and "FAIL big: model 'big' is not installed" in asked.stderr
+
+    target = _models(env) / "tiny.gguf"
+    target.write_bytes(b"x" * len(built["tiny"].whole))
+    (Path(env["OFFLINE_SCORER_CACHE_DIR"]) / "digests.json").unlink()
+    mismatch = _cli(env, "verify")
+    assert mismatch.returncode == 3 and "sha256 mismatch" in mismatch.stderr

@@ -187,14 +187,23 @@ def _sigterm_as_exit() -> Iterator[None]:
 @models.command("verify")
 @click.argument("name", required=False)
 def models_verify(name: str | None) -> None:
-    """Check that a model's file exists and matches its pinned sha256 (all models if no NAME)."""
+    """Check that a model's file exists and matches its pinned sha256 (all models if no NAME).
+
+    Without NAME, a judge that is not installed is reported and skipped unless it is the
+    default: an optional judge left out is a choice, not a fault. A mismatch, a missing
+    default, a missing file of a path entry, or a NAME asked for and absent exits non-zero."""
     from offline_scorer.models.registry import load_registry
 
     registry = load_registry()
     names = [name] if name else sorted(registry.models)
-    specs = [registry.resolve(n) for n in names]
     failed = None
-    for spec in specs:
+    for spec in (registry.resolve(n) for n in names):
+        if not name and spec.name != registry.default and not spec.is_installed():
+            click.echo(
+                f"--   {spec.name}: not installed (optional; `offline-scorer models install "
+                f"{spec.name}` adds it)"
+            )
+            continue
         try:
             path, digest = spec.verify()
         except OfflineScorerError as error:

@@ -90,6 +90,19 @@ class ModelSpec(ModelEntry):
         dir, as the model is no cache (it costs a download of its size to make again)."""
         return data_dir() / "models" / f"{self.name}.gguf"
 
+    def is_installed(self) -> bool:
+        """Whether the model's file was put in place by an install (its parts assembled, or its
+        package installed). An entry naming a path is the user's own file: its absence is a
+        fault `locate` reports, not an optional judge left out, so it counts as installed."""
+        if self.parts is not None:
+            return self.install_path.is_file()
+        if self.package is not None:
+            try:
+                importlib.metadata.distribution(self.package)
+            except importlib.metadata.PackageNotFoundError:
+                return False
+        return True
+
     def locate(self) -> Path:
         """The GGUF's path; never imports the package that ships it (it may import heavy code)."""
         if self.parts is not None:
