@@ -248,6 +248,7 @@ def test_verify_skips_an_optional_judge_not_installed(env, built, tmp_path):
         'default = "tiny"\n' + _entry(built["tiny"]) + _entry(built["big"]), encoding="utf-8"
     )
     env = {**env, "OFFLINE_SCORER_MODELS": str(registry)}
+    env.pop("OFFLINE_SCORER_MODEL", None)  # the registry's default, not the tests' override
     missing_default = _cli(env, "verify")
     assert missing_default.returncode == 3
     assert "FAIL tiny: model 'tiny' is not installed" in missing_default.stderr
