@@ -107,9 +107,11 @@ alone."""
 
 # -- Results files -------------------------------------------------------------------------
 
-RESULTS_FORMAT: Literal[2] = 2
-"""The `eval` results line format written now (its "format" field); a line without "format"
-is format 1. Readers take this one and 1, so bump it with any change to a line's fields."""
+RESULTS_FORMAT: Literal[3] = 3
+"""The `eval` results file format written now (each line's "format" field). Format 3 opens with
+a header line holding the run's recipe (`RecordedRecipe`), then one line per item shaped as in
+format 2; format 2 had no header; a line without "format" is format 1. Readers take 3, 2 and
+1, so bump it with any change to a line's fields or to the header."""
 
 # -- Scorer identities (in every results line's digest) -----------------------------------
 

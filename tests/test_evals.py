@@ -202,8 +202,8 @@ def golden_lines() -> list[bytes]:
     all that differs, and on files recorded since, it changes nothing.
     """
     pairs = [json.loads(line) for line in (FIXTURES / "pairs.jsonl").read_text().splitlines()]
-    golden = (FIXTURES / "golden" / "results.jsonl").read_text(encoding="utf-8").splitlines()
-    return [
+    header, *golden = (FIXTURES / "golden" / "results.jsonl").read_text("utf-8").splitlines()
+    return [header.encode()] + [
         dump_line(with_metadata(json.loads(line), {"kind": pair["kind"]})).encode()
         for line, pair in zip(golden, pairs, strict=True)
     ]
@@ -241,7 +241,7 @@ def test_malformed_rows_are_reported_with_line_numbers_and_the_run_goes_on(tmp_p
         "eval", str(data), "--out", str(out), "--json", *REPLAY, env=replay_env(tmp_path)
     )
     assert proc.returncode == 1, proc.stderr.decode()  # some items failed
-    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    lines = [json.loads(line) for line in out.read_text().splitlines()[1:]]
     assert [line["status"] for line in lines] == [
         "ok",
         "error",
@@ -275,8 +275,8 @@ def test_csv_dataset(tmp_path):
     out = tmp_path / "results.jsonl"
     proc = eval_cli("eval", str(data), "--out", str(out), *REPLAY, env=replay_env(tmp_path))
     assert proc.returncode == 1
-    lines = [json.loads(line) for line in out.read_text().splitlines()]
-    golden = (FIXTURES / "golden" / "results.jsonl").read_text().splitlines()
+    lines = [json.loads(line) for line in out.read_text().splitlines()[1:]]
+    golden = (FIXTURES / "golden" / "results.jsonl").read_text().splitlines()[1:]
     assert [line["result"] for line in lines[:3]] == [json.loads(g)["result"] for g in golden[:3]]
     # physical line where the row starts: pair 01's source spans three lines
     assert lines[3]["error"]["message"] == "line 7: wrong number of columns"
@@ -299,7 +299,7 @@ def test_existing_results_need_resume_or_overwrite(tmp_path):
         *REPLAY,
         env=replay_env(tmp_path),
     )
-    assert proc.returncode == 2 and "line 1 is not a results line" in proc.stderr.decode()
+    assert proc.returncode == 2 and "line 1 is not a results header" in proc.stderr.decode()
     assert out.read_text() == "precious\n"
 
 
@@ -325,11 +325,12 @@ def test_resume_brings_lines_without_metadata_and_edited_labels_up_to_date(tmp_p
     """Results written before lines carried metadata (no "metadata" key) still resume, and
     the finished file is what an uninterrupted run on the current data writes."""
     golden = golden_lines()
-    old = [json.loads(line) for line in golden[:4]]
+    old = [json.loads(line) for line in golden[1:4]]
     for record in old:
         del record["metadata"]
     out = tmp_path / "results.jsonl"
-    out.write_text("".join(dump_line(record) + "\n" for record in old), encoding="utf-8")
+    kept = [golden[0].decode(), *(dump_line(record) for record in old)]
+    out.write_text("".join(line + "\n" for line in kept), encoding="utf-8")
     proc = eval_cli(
         "eval",
         str(FIXTURES / "pairs.jsonl"),
@@ -348,14 +349,15 @@ def test_resume_brings_lines_without_metadata_and_edited_labels_up_to_date(tmp_p
     relabelled[0]["kind"] = "checked by hand"
     data = tmp_path / "pairs.jsonl"
     data.write_text("".join(json.dumps(row) + "\n" for row in relabelled), encoding="utf-8")
-    out.write_bytes(b"".join(line + b"\n" for line in golden[:3]))
+    out.write_bytes(b"".join(line + b"\n" for line in golden[:4]))
     proc = eval_cli(
         "eval", str(data), "--out", str(out), "--resume", *REPLAY, env=replay_env(tmp_path)
     )
     assert proc.returncode == 0, proc.stderr.decode()
     lines = out.read_bytes().splitlines()
-    assert json.loads(lines[0])["metadata"] == {"kind": "checked by hand"}
-    assert lines[1:] == golden[1:]
+    assert lines[0] == golden[0]
+    assert json.loads(lines[1])["metadata"] == {"kind": "checked by hand"}
+    assert lines[2:] == golden[2:]
 
 
 def test_missing_dataset_and_unknown_type(tmp_path):
@@ -412,14 +414,14 @@ def test_killing_a_live_run_and_resuming_gives_the_uninterrupted_bytes(tmp_path)
     child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and child.poll() is None:
-        if out.exists() and out.read_bytes().count(b"\n") >= 1:
+        if out.exists() and out.read_bytes().count(b"\n") >= 2:  # the header and item 1
             time.sleep(2)  # now inside item 2's live model calls
             break
         time.sleep(0.05)
     assert child.poll() is None, "the run ended before it could be interrupted"
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
-    assert out.read_bytes().count(b"\n") == 1
+    assert out.read_bytes().count(b"\n") == 2
     resumed = subprocess.run([*args, "--resume"], capture_output=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr.decode()
     clean = tmp_path / "clean.jsonl"
@@ -443,5 +445,5 @@ def test_killing_a_live_run_and_resuming_gives_the_uninterrupted_bytes(tmp_path)
     )
     assert replay.returncode == 0, replay.stderr.decode()
     assert out.read_bytes() == clean.read_bytes()
-    assert out.read_bytes().splitlines()[0] == golden_lines()[0]
-    assert len(out.read_text().splitlines()) == 3
+    assert out.read_bytes().splitlines()[:2] == golden_lines()[:2]
+    assert len(out.read_text().splitlines()) == 4

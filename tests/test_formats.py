@@ -48,7 +48,7 @@ def test_no_other_module_defines_them():
 
 def test_the_values_are_the_ones_every_committed_file_was_written_with():
     assert (formats.CASSETTE_FORMAT, formats.KEY_FORMAT, formats.LEGACY_KEY_FORMAT) == (1, 3, 2)
-    assert (formats.DIGEST_VERSION, formats.RESULTS_FORMAT) == (1, 2)
+    assert (formats.DIGEST_VERSION, formats.RESULTS_FORMAT) == (1, 3)
     assert formats.LLAMA_CPP_BACKEND_ID == (
         "llguidance-gbnf/greedy-argmax+forced-batch+verdict-threshold+free-text-guard"
         "+contents-as-text/3 schema-gbnf/1"

@@ -223,14 +223,14 @@ def test_read_results_round_trips(tmp_path, sample):
     assert read_results(tmp_path / "empty.jsonl") == []
 
 
-def test_format_1_lines_are_read_as_format_2(tmp_path, sample):
+def test_format_1_lines_are_read_as_the_current_format(tmp_path, sample):
     """Files of offline-scorer 0.2 (flat axes, no format and scorer keys, and before rows
     kept their extra fields, no metadata) still report: read as summarization lines."""
     for metadata in (True, False):
         old = [format_1(item, metadata) for item in sample]
         assert "format" not in old[0] and old[0]["alignment"] == 0.9 and "axes" not in old[0]
         path = write_jsonl(tmp_path / "old.jsonl", old)
-        assert read_results(path) == sample
+        assert read_results(path) == [{**item, "format": 3} for item in sample]
     assert format_table(aggregate(read_results(path))) == format_table(aggregate(sample))
 
 
@@ -339,7 +339,7 @@ def without(item, key):
             json.dumps({**ok("x", 1, 1), "scorer": "nope"}),
             ["unknown scorer kind 'nope'", "consistency, summarization"],
         ),
-        (json.dumps({**ok("x", 1, 1), "format": 3}), ["results line format 3", "upgrade"]),
+        (json.dumps({**ok("x", 1, 1), "format": 4}), ["results line format 4", "upgrade"]),
         ('{"id": NaN}', ["NaN is not a number JSON allows"]),
     ],
 )

@@ -57,7 +57,7 @@ def test_the_fixture_results_reproduce_without_a_model_runtime(tmp_path):
     )
     out = proc.stdout.decode()
     assert proc.returncode == 0, proc.stderr.decode()
-    assert "12 of 12 lines identical" in out
+    assert "13 of 13 lines identical" in out  # the recipe header and 12 items
     assert f"results  sha256:{hashlib.sha256(GOLDEN.read_bytes()).hexdigest()}" in out
     assert "cassette oscas-content-v1:sha256:" in out
 
@@ -67,35 +67,38 @@ def test_a_tampered_verdict_is_named_by_line_and_field(tmp_path):
         claim = record["result"]["preprocessStepResult"]["alignment"][1]
         claim["supported"] = not claim["supported"]
 
-    ident = _tampered(tmp_path, 3, flip)
+    ident = _tampered(tmp_path, 4, flip)  # line 1 is the header
     proc = _reproduce(tmp_path / "tampered.jsonl")
     out = proc.stdout.decode()
     assert proc.returncode == 1
     assert out.splitlines()[0].startswith(
-        f"line 3 (id {ident}): result.preprocessStepResult.alignment[1].supported differs:"
+        f"line 4 (id {ident}): result.preprocessStepResult.alignment[1].supported differs:"
     )
-    assert "11 of 12 lines identical" in out
+    assert "12 of 13 lines identical" in out
 
 
 def test_a_tampered_score_and_a_missing_line(tmp_path):
     def lower(record):
         record["score"] = 0
 
-    ident = _tampered(tmp_path, 5, lower)
+    ident = _tampered(tmp_path, 6, lower)
     tampered = tmp_path / "tampered.jsonl"
     lines = tampered.read_text(encoding="utf-8").splitlines(keepends=True)
     tampered.write_text("".join(lines[:-1]), encoding="utf-8")  # the last line lost
     out = _reproduce(tampered).stdout.decode()
-    assert f"line 5 (id {ident}): score differs: file has 0, reproduced" in out
-    assert "line 12 (id 12-kite-festival): line differs: file has (no such line)" in out
-    assert "10 of 12 lines identical" in out
+    assert f"line 6 (id {ident}): score differs: file has 0, reproduced" in out
+    assert "line 13 (id 12-kite-festival): line differs: file has (no such line)" in out
+    assert "11 of 13 lines identical" in out
 
 
-def test_other_scorer_options_show_as_the_digest(tmp_path):
+def test_other_scorer_options_show_in_the_header_and_the_digest(tmp_path):
     proc = _reproduce(GOLDEN, "--max-questions", "3")
-    first = proc.stdout.decode().splitlines()[0]
+    first, second = proc.stdout.decode().splitlines()[:2]
     assert proc.returncode == 1
-    assert first.startswith("line 1 (id 01-harbor-bridge): digest (the data row, scorer options")
+    assert first == (
+        "line 1 (the header): recipe.options.max_questions differs: file has 10, reproduced 3"
+    )
+    assert second.startswith("line 2 (id 01-harbor-bridge): digest (the data row, scorer options")
 
 
 @pytest.mark.parametrize("workers", [(), ("--workers", "2")])
@@ -115,16 +118,16 @@ def test_a_run_recorded_before_a_decoder_change_still_reproduces(tmp_path, worke
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr.decode()
-    assert "12 of 12 lines identical" in proc.stdout.decode()
-    former = {json.loads(line)["digest"] for line in DECODER_2_RESULTS.read_text().splitlines()}
-    now = {json.loads(line)["digest"] for line in GOLDEN.read_text().splitlines()}
+    assert "13 of 13 lines identical" in proc.stdout.decode()
+    former = {json.loads(line)["digest"] for line in DECODER_2_RESULTS.read_text().splitlines()[1:]}
+    now = {json.loads(line)["digest"] for line in GOLDEN.read_text().splitlines()[1:]}
     assert former.isdisjoint(now)  # the digest names the decoder: the two runs differ there
 
 
 def test_reproduce_with_two_worker_processes():
     proc = _reproduce(GOLDEN, "--workers", "2")
     assert proc.returncode == 0, proc.stderr.decode()
-    assert "12 of 12 lines identical" in proc.stdout.decode()
+    assert "13 of 13 lines identical" in proc.stdout.decode()
 
 
 def test_user_mistakes_are_one_line(tmp_path):

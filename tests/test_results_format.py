@@ -1,6 +1,6 @@
-"""Results line format 2: one model, the scorer kind named, axes nested, a digest over the
-whole judge identity; format 1 files still read by `report`, and `--resume` after a threshold
-change scoring the affected lines again."""
+"""Results file format 3: a header with the run's recipe, then lines of one model, the scorer
+kind named, axes nested, a digest over the whole judge identity; format 1 files still read by
+`report`, and `--resume` after a threshold change scoring the affected lines again."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from offline_scorer.assembly.open import pinned_identity
 from offline_scorer.batch.executors import SerialExecutor
 from offline_scorer.batch.job import EvalJob, run_job
-from offline_scorer.batch.results import LineProblem, ResultsLine, parse_line
+from offline_scorer.batch.results import LineProblem, ResultsHeader, ResultsLine, parse_line
 from offline_scorer.batch.run import item_context
 from offline_scorer.cassette.judge import CassetteJudge, RecordMode
 from offline_scorer.errors import InputError
@@ -28,7 +28,10 @@ GOLDEN = "fixtures/golden/results.jsonl"
 
 
 def _golden() -> list[dict]:
-    return [json.loads(line) for line in Path(GOLDEN).read_text(encoding="utf-8").splitlines()]
+    """The golden file's item lines (its header left out)."""
+    lines = Path(GOLDEN).read_text(encoding="utf-8").splitlines()
+    assert "recipe" in json.loads(lines[0])
+    return [json.loads(line) for line in lines[1:]]
 
 
 def _first() -> dict:
@@ -62,7 +65,7 @@ def _v1(record: dict) -> dict:
 def test_a_results_line_names_its_kind_and_nests_its_axes():
     first = _first()
     assert list(first)[:2] == ["format", "scorer"]
-    assert first["format"] == 2 and first["scorer"] == "summarization"
+    assert first["format"] == 3 and first["scorer"] == "summarization"
     assert set(first["axes"]) == {"alignment", "coverage"}
     line = parse_line(first, "summarization")
     assert line.to_line() == json.dumps(first, ensure_ascii=False, separators=(",", ":"))
@@ -76,7 +79,7 @@ def test_a_results_line_names_its_kind_and_nests_its_axes():
         ({"score": -1}, "'score' of an ok item must be a number >= 0"),
         ({"error": {"type": "E", "message": "m"}}, 'an ok item must have "error": null'),
         ({"extra": 1}, "unknown key 'extra'"),
-        ({"format": 3}, "results line format 3 is not one this version reads"),
+        ({"format": 4}, "results line format 4 is not one this version reads"),
     ],
 )
 def test_a_bad_line_is_named(change, message):
@@ -124,23 +127,40 @@ def test_resume_after_a_threshold_change_scores_the_affected_lines_again(tmp_pat
     data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
     out = tmp_path / "results.jsonl"
 
+    # one header for both runs: the digests alone must tell the lines apart
+    header = ResultsHeader(recipe={"scorer": "summarization"}).to_line()
     old = _scorer(tmp_path, 0.5)
-    run_job(EvalJob(data, out), old, SerialExecutor(old), 4)
+    run_job(EvalJob(data, out), old, SerialExecutor(old), 4, header)
     under_old = out.read_bytes().splitlines()
-    assert all(json.loads(line)["axes"]["alignment"] == 1 for line in under_old)
+    assert under_old[0] == header.encode()
+    assert all(json.loads(line)["axes"]["alignment"] == 1 for line in under_old[1:])
 
     new = _scorer(tmp_path, 0.7)
     assert item_context([new]) != item_context([old])  # the threshold is in the digest
-    out.write_bytes(b"".join(line + b"\n" for line in under_old[:2]))  # an interrupted run
-    outcome = run_job(EvalJob(data, out, resume=True), new, SerialExecutor(new), 4)
+    out.write_bytes(b"".join(line + b"\n" for line in under_old[:3]))  # an interrupted run
+    outcome = run_job(EvalJob(data, out, resume=True), new, SerialExecutor(new), 4, header)
     assert (outcome.kept, outcome.rescored, outcome.written) == (0, 2, 4)
-    lines = [json.loads(line) for line in out.read_bytes().splitlines()]
+    lines = [json.loads(line) for line in out.read_bytes().splitlines()[1:]]
     assert [line["id"] for line in lines] == ["r0", "r1", "r2", "r3"]
     assert all(line["axes"]["alignment"] == 0.5 for line in lines)  # scored under 0.7
 
     fresh = tmp_path / "fresh.jsonl"
-    run_job(EvalJob(data, fresh), new, SerialExecutor(new), 4)
+    run_job(EvalJob(data, fresh), new, SerialExecutor(new), 4, header)
     assert out.read_bytes() == fresh.read_bytes()
+
+
+def test_resume_under_another_recipe_scores_every_line_again(tmp_path):
+    data = tmp_path / "data.jsonl"
+    rows = [{"id": f"r{i}", "source": "A. B.", "summary": f"S {i}."} for i in range(3)]
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    out = tmp_path / "results.jsonl"
+    scorer = _scorer(tmp_path, 0.5)
+    first = ResultsHeader(recipe={"scorer": "summarization", "model": "a"}).to_line()
+    run_job(EvalJob(data, out), scorer, SerialExecutor(scorer), 3, first)
+    second = ResultsHeader(recipe={"scorer": "summarization", "model": "b"}).to_line()
+    outcome = run_job(EvalJob(data, out, resume=True), scorer, SerialExecutor(scorer), 3, second)
+    assert (outcome.kept, outcome.rescored, outcome.written) == (0, 3, 3)
+    assert out.read_bytes().splitlines()[0] == second.encode()
 
 
 def test_resume_refuses_results_of_other_data(tmp_path):

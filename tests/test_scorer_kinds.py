@@ -42,7 +42,8 @@ def test_eval_replays_the_kind_serially_and_with_workers(tmp_path):
     proc, out = _eval(tmp_path)
     assert proc.returncode == 0, proc.stderr.decode()
     assert out.read_bytes() == GOLDEN.read_bytes()
-    first = json.loads(GOLDEN.read_text().splitlines()[0])
+    header, first = (json.loads(line) for line in GOLDEN.read_text().splitlines()[:2])
+    assert header["recipe"]["scorer"] == "consistency"
     assert first["scorer"] == "consistency" and set(first["axes"]) == {"consistency", "brevity"}
     out.unlink()
     proc, out = _eval(tmp_path, "--workers", "2")
@@ -75,7 +76,8 @@ def test_report_shows_the_kinds_axes_verdicts_and_quality(tmp_path):
 def test_report_on_a_file_mixing_kinds_says_so_in_one_line(tmp_path):
     mixed = tmp_path / "mixed.jsonl"
     summarization = Path("fixtures/golden/results.jsonl").read_text().splitlines()
-    mixed.write_text("\n".join([*summarization[:3], *GOLDEN.read_text().splitlines()]) + "\n")
+    kind_lines = GOLDEN.read_text().splitlines()[1:]  # its header left out: one file, one header
+    mixed.write_text("\n".join([*summarization[:3], *kind_lines]) + "\n")
     proc = run_cli("report", str(mixed), "--no-html")
     assert_clean_error(proc, 2, "mixes scorer kinds", "consistency (12 lines)", "--scorer")
     proc = run_cli("report", str(mixed), "--no-html", "--scorer", "consistency", "--json")

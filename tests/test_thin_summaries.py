@@ -49,7 +49,8 @@ def test_thin_summaries_replay_to_their_goldens_and_score_as_thin(tmp_path: Path
     proc = _replay(out)
     assert proc.returncode == 0, proc.stderr
     assert out.read_bytes() == (THIN / "golden" / "results.jsonl").read_bytes()
-    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    header, *lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert header["recipe"]["model"] == "qwen2.5-coder-1.5b"
     assert len(lines) == 4
     for line in lines:
         assert line["status"] == "ok"

@@ -169,6 +169,19 @@ class JudgeSettings:
     recorded_backend: str | None = None
     """Replay only: the id a former version of the backend recorded the cassette under (None:
     read from the cassette, `replayed_backend_id`)."""
+    verdict_threshold: float | None = None
+    """The verdict threshold a recording was made at, when it is not the registry's today
+    (None: the registry's for the kind): a moved default must not strand old recordings."""
+
+
+def resolve_settings(settings: JudgeSettings) -> tuple[ModelSpec, Backend]:
+    """`resolve` for a judge's settings: the entry as the settings' kind sees it, at the
+    settings' verdict threshold when they carry one (a recording's)."""
+    spec, backend = resolve(settings.model, settings.backend, settings.kind)
+    threshold = settings.verdict_threshold
+    if threshold is not None and threshold != spec.verdict_threshold:
+        spec = spec.model_copy(update={"verdict_threshold": threshold})
+    return spec, backend
 
 
 def resolve_mode(requested: RecordMode | None) -> tuple[RecordMode, str | None]:
@@ -190,7 +203,7 @@ def open_judge(
     With a `sink` (a cluster actor's), recorded exchanges go there instead of the cassette,
     which is then only read (replay and auto) and in record mode not opened at all. With
     `replay_usage`, a replayed answer carries the recorded token counts (a server's)."""
-    spec, backend = resolve(settings.model, settings.backend, settings.kind)
+    spec, backend = resolve_settings(settings)
 
     def live() -> Judge:
         options = LoadOptions(settings.threads, settings.context_size, settings.gpu_layers)

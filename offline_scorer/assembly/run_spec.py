@@ -19,11 +19,13 @@ from offline_scorer.assembly.open import (
     pinned_identity,
     replay_identity,
     replayed_backend_id,
-    resolve,
+    resolve_settings,
 )
 from offline_scorer.backends import Backend
+from offline_scorer.batch.results import ResultsHeader
 from offline_scorer.cassette.judge import Sink
 from offline_scorer.cassette.modes import RecordMode
+from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import ModelError
 from offline_scorer.judging.protocol import (
     Completion,
@@ -33,6 +35,7 @@ from offline_scorer.judging.protocol import (
     JudgeRequest,
 )
 from offline_scorer.models.registry import ModelSpec, load_registry
+from offline_scorer.recorded_recipe import RecordedRecipe
 from offline_scorer.scorers.protocol import Scorer
 from offline_scorer.scorers.registry import DEFAULT_KIND, get_spec
 from offline_scorer.scorers.spec import ScorerSpec
@@ -89,7 +92,7 @@ class RunSpec:
 
     def backend(self) -> Backend:
         """The backend the judge runs on: the one asked for, else the registry entry's."""
-        return resolve(self.judge.model, self.judge.backend, self.kind)[1]
+        return resolve_settings(self.judge)[1]
 
     def pinned_sha256(self) -> str | None:
         return self.model().sha256
@@ -97,7 +100,7 @@ class RunSpec:
     def pinned_identity(self) -> JudgeIdentity | None:
         """The judge's identity from the registry's pins, without loading the model; None
         when the registry does not pin it (a GGUF given by path)."""
-        model_spec, backend = resolve(self.judge.model, self.judge.backend, self.kind)
+        model_spec, backend = resolve_settings(self.judge)
         return pinned_identity(model_spec, backend, replayed_backend_id(self.judge))
 
     def identity(self) -> JudgeIdentity | None:
@@ -107,7 +110,7 @@ class RunSpec:
         if pinned is not None:
             return pinned
         if not self.judge.mode.runs_model:  # a GGUF given by path: the cassette says
-            model_spec, backend = resolve(self.judge.model, self.judge.backend, self.kind)
+            model_spec, backend = resolve_settings(self.judge)
             recorded_backend = replayed_backend_id(self.judge)
             return replay_identity(model_spec, backend, self.cassette_path(), recorded_backend)
         live, _model = open_judge(dataclasses.replace(self.judge, mode=RecordMode.OFF))
@@ -117,6 +120,7 @@ class RunSpec:
     def identity_judge(self) -> Judge:
         """A judge that only knows the identity: for a driver whose workers do the judging
         (the scorer built on it gives the run's digest context, and answers nothing)."""
+        self.prepare_cassette()
         return _IdentityOnly(self.identity())
 
     def verify_model(self, expected_sha256: str | None) -> None:
@@ -129,7 +133,47 @@ class RunSpec:
                 f"expected {expected_sha256}; install the pinned file on this node"
             )
 
+    def recorded(self) -> RecordedRecipe:
+        """This recipe as a recording carries it (a cassette's header, a results header):
+        the model by name and pinned sha256, the backend (the id it answers under: a replay
+        of a former version's records names that version), threshold and every option."""
+        model_spec, backend = resolve_settings(self.judge)
+        identity = self.pinned_identity()
+        return RecordedRecipe(
+            scorer=self.kind,
+            options=self.spec.recorded_options(self.options),
+            model=model_spec.name,
+            model_sha256=model_spec.sha256,
+            backend=backend.name,
+            backend_id=backend.backend_id if identity is None else identity.backend,
+            verdict_threshold=(
+                identity.verdict_threshold
+                if identity is not None
+                else model_spec.verdict_threshold
+                if backend.verdict_probabilities
+                else None
+            ),
+            revisions=dict(self.spec.revisions),
+        )
+
+    def results_header(self) -> str:
+        """The header line a results file of this run opens with: its recipe."""
+        return ResultsHeader(recipe=self.recorded().to_map()).to_line()
+
+    def prepare_cassette(self) -> None:
+        """Create the cassette a recording run writes, its header holding this recipe, when
+        it does not exist yet (a cassette that exists keeps the header it was made with)."""
+        if not self.mode.writes:
+            return
+        path = self.cassette_path()
+        if path.exists():
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        CassetteFile(path, create=True, recipe=self.recorded().to_map()).close()
+
     def open_judge(self, sink: Sink | None = None) -> tuple[Judge, ModelSpec]:
+        if sink is None:
+            self.prepare_cassette()
         return open_judge(self.judge, sink=sink)
 
     def scorer_on(self, judge: Judge) -> Scorer:

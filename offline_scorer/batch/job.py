@@ -64,17 +64,22 @@ class JobOutcome:
     rescored: int  # lines of an earlier run that no longer held and were scored again
 
 
-def run_job(job: EvalJob, scorer: Scorer, executor: Executor, total: int) -> JobOutcome:
-    """Score what is not done yet and append it."""
+def run_job(
+    job: EvalJob, scorer: Scorer, executor: Executor, total: int, header: str
+) -> JobOutcome:
+    """Score what is not done yet and append it; a file started anew opens with `header`
+    (the results header line of the run's recipe)."""
     context = item_context([scorer])
     items: Iterator[Item] = job.items()
     kept = Kept(0, 0)
     if job.resume and job.out.exists():
-        kept = keep_prefix(job.out, items, _expected(context))
+        kept = keep_prefix(job.out, items, _expected(context), header)
         if kept.redo is not None:
             items = itertools.chain([kept.redo], items)
     done = kept.lines
     writer = LineWriter(job.out, kept.size)
+    if kept.size == 0:
+        writer.write(header)
     bar = None
     if job.progress:
         from tqdm import tqdm

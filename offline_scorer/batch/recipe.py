@@ -40,6 +40,11 @@ class Recipe(Protocol):
         """The cassette the run reads and writes (the default one when none was given)."""
         ...
 
+    def prepare_cassette(self) -> None:
+        """Create the cassette a recording run writes (its header holding the recipe), if
+        missing."""
+        ...
+
     def pinned_sha256(self) -> str | None:
         """The model's sha256 as the registry pins it, without reading the file."""
         ...

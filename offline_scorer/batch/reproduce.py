@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from offline_scorer.batch.results import file_header
 from offline_scorer.errors import InputError
 from offline_scorer.files import open_binary
 from offline_scorer.version import __version__
@@ -52,8 +53,9 @@ class Difference:
     reproduced: str  # the reproduced value there
 
     def describe(self) -> str:
+        what = "the header" if self.line == 1 and self.field.startswith("recipe") else None
         return (
-            f"line {self.line} (id {self.id}): {self.field} differs: "
+            f"line {self.line} ({what or f'id {self.id}'}): {self.field} differs: "
             f"file has {self.recorded}, reproduced {self.reproduced}"
         )
 
@@ -154,7 +156,14 @@ def compare_lines(results: Path, reproduced: Iterable[str]) -> Reproduction:
 
 
 def first_kind(results: Path) -> str:
-    """The scorer kind the first line of a results file names (format 1: the legacy kind)."""
+    """The scorer kind the header's recipe or the first line of a results file names (format
+    1: the legacy kind)."""
+    header = file_header(results)
+    if header is not None:
+        kind = header.recipe.get("scorer")
+        if not isinstance(kind, str):
+            raise InputError(f"{results}: the header's recipe names no scorer kind")
+        return kind
     with open_binary(results, "results file") as handle:
         first = handle.readline()
     if not first.strip():

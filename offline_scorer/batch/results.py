@@ -1,9 +1,12 @@
-"""The results line, defined once as a pydantic model: writing it, reading it back, upgrading
-results files of format 1.
+"""The results file, defined once as pydantic models: its header and its lines, written and
+read back, and results files of formats 1 and 2 read as the current shape.
 
-One JSON object per item, keys in this order: format, scorer, id, line, digest, status, score,
-axes, limiting_axis, result, error, metadata. For an item that failed, `score`,
-`limiting_axis` and `result` are null and every axis is null.
+A format 3 file opens with a header line, ``{"format":3,"recipe":{...}}``: the run's recipe
+(`RecordedRecipe`), so `reproduce` and `eval --resume` need no flags. Then one JSON object per
+item, keys in this order: format, scorer, id, line, digest, status, score, axes,
+limiting_axis, result, error, metadata. For an item that failed, `score`, `limiting_axis` and
+`result` are null and every axis is null. Format 2 files are the same lines with "format":2 and
+no header.
 
 Format 1 (offline-scorer 0.2) had no `format` and `scorer` keys and put the axes flat between
 `score` and `limiting_axis`; it is read as format 2 of the legacy kind, so `report` still reads
@@ -13,13 +16,20 @@ them (see `batch.resume`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from offline_scorer import jsontext
+from offline_scorer.errors import InputError
+from offline_scorer.files import open_binary
 from offline_scorer.formats import RESULTS_FORMAT
+
+READ_FORMATS = (RESULTS_FORMAT, 2)
+"""The "format" values of lines this version reads (and 1, a line without one)."""
 
 TIES = ("both", "none")
 """limiting_axis besides an axis: all axes tie below the top, or all are at it."""
@@ -45,7 +55,7 @@ class ResultsLine(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    format: Literal[2] = RESULTS_FORMAT
+    format: Literal[2, 3] = RESULTS_FORMAT
     scorer: str
     id: str
     line: int | None
@@ -146,12 +156,55 @@ def parse_line(record: Any, legacy_kind: str) -> ResultsLine:
         raise LineProblem(f"expected a JSON object, found {json_type(record)}")
     if "format" not in record:
         record = upgrade_v1(record, legacy_kind)
-    elif record["format"] != RESULTS_FORMAT:
+    elif record["format"] not in READ_FORMATS:
         raise LineProblem(
             f"results line format {jsontext.line(record['format'])} is not one this version "
-            f"reads ({RESULTS_FORMAT} and 1); upgrade offline-scorer"
+            f"reads ({', '.join(map(str, READ_FORMATS))} and 1); upgrade offline-scorer"
         )
     try:
         return ResultsLine.model_validate(record)
     except ValidationError as error:
         raise LineProblem(_first_problem(error)) from None
+
+
+class ResultsHeader(BaseModel):
+    """A format 3 results file's first line: the recipe of the run that wrote it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    format: Literal[3] = RESULTS_FORMAT
+    recipe: dict[str, Any]
+
+    def to_line(self) -> str:
+        """The header's bytes (compact JSON), without a line break."""
+        return jsontext.line(self.model_dump(mode="python"))
+
+
+def is_header(record: Any) -> bool:
+    """Whether a parsed line is a results header (a map with a recipe and no item id)."""
+    return isinstance(record, dict) and "recipe" in record and "id" not in record
+
+
+def parse_header(record: Any) -> ResultsHeader:
+    """A parsed first line as a header; LineProblem names what is wrong with it."""
+    try:
+        return ResultsHeader.model_validate(record)
+    except ValidationError as error:
+        raise LineProblem("a results header: " + _first_problem(error)) from None
+
+
+def file_header(path: Path) -> ResultsHeader | None:
+    """The header of a results file (None: a file of format 2 or 1, which has none, or an
+    empty one); an InputError when its first line claims to be a header and is not one."""
+    with open_binary(path, "results file") as handle:
+        first = handle.readline()
+    try:
+        record = json.loads(first.removeprefix(b"\xef\xbb\xbf"))
+    except ValueError:
+        return None
+    if not is_header(record):
+        return None
+    try:
+        return parse_header(record)
+    except LineProblem as error:
+        raise InputError(f"{path} line 1: {error}") from None

@@ -18,6 +18,7 @@ from typing import Any, BinaryIO
 
 from offline_scorer import jsontext
 from offline_scorer.batch.datasets import Item
+from offline_scorer.batch.results import is_header
 from offline_scorer.errors import InputError
 from offline_scorer.files import open_binary, temp_sibling
 
@@ -41,9 +42,13 @@ class _Scan:
     stale: tuple[int, Item] | None = None
 
 
-def keep_prefix(out: Path, items: Iterator[Item], expected: Expected) -> Kept:
+def keep_prefix(out: Path, items: Iterator[Item], expected: Expected, header: str) -> Kept:
     """Keep the lines of `out` that still hold for the data, each brought up to date.
 
+    The file's header must be `header` (the run's recipe) for any line to be kept: a file
+    written under another recipe is scored again whole (Kept with no bytes, so the caller
+    writes the header anew). A file without a header (format 2 or 1) is refused with what to
+    do: its recipe is not known.
     Reads `out` and the data as streams, taking one item from `items` per kept line, so the
     caller continues with the next item (and first with `Kept.redo`, if any). A line holds when
     its id and content digest match its item; the digest covers the scorer's kind, options and
@@ -51,13 +56,18 @@ def keep_prefix(out: Path, items: Iterator[Item], expected: Expected) -> Kept:
     does not hold: from the first such line on, the file is cut and the items scored again.
     A different id (the data changed shape) is refused. Metadata is taken from the data (it
     never changes a score): an edited label replaces the old one, and only then is the file
-    rewritten (atomically). A torn last line (a kill -9 in mid-write) is dropped. Format 1
-    files (whose digests did not cover the threshold) are refused with what to do.
+    rewritten (atomically). A torn last line (a kill -9 in mid-write) is dropped.
     """
     scan = _Scan()
     with open_binary(out, "results file") as handle:
+        first = handle.readline()
+        if not first.endswith(b"\n"):  # empty, or a header torn mid-write
+            return Kept(0, 0)
+        if first[:-1] != header.encode("utf-8"):
+            _check_header(out, first)
+            return Kept(0, 0, dropped=sum(1 for raw in handle if raw.endswith(b"\n")))
         lines = _updated_lines(out, handle, items, expected, scan)
-        count = size = 0
+        count, size = 0, len(first)
         for raw, line in lines:
             if line != raw:
                 rewritten, size = _rewrite(out, size, line, lines)
@@ -71,12 +81,39 @@ def keep_prefix(out: Path, items: Iterator[Item], expected: Expected) -> Kept:
         return Kept(count, size, scan.stale[1], dropped)
 
 
+def _check_header(out: Path, first: bytes) -> None:
+    """Refuse a first line that is no results header: a file of an earlier format, or not a
+    results file at all."""
+    try:
+        record = json.loads(first)
+    except ValueError:
+        record = None
+    if is_header(record):
+        return
+    if isinstance(record, dict) and "id" in record and "format" not in record:
+        raise InputError(
+            f"{out} holds results format 1 (offline-scorer 0.2), whose digests do not "
+            "cover the whole judge identity, so it cannot be resumed; score into another "
+            "--out, or --overwrite to start again (report still reads it)"
+        )
+    if isinstance(record, dict) and "id" in record:
+        raise InputError(
+            f"{out} is a results file of an earlier format, without the recipe header that "
+            f"--resume continues from; bring it forward with `offline-scorer migrate results "
+            f"{out} --data DATA --out NEW` (with the run's --model and options), or "
+            "--overwrite to start again"
+        )
+    raise InputError(
+        f"{out}: line 1 is not a results header; use another --out, or --overwrite to start again"
+    )
+
+
 def _updated_lines(
     out: Path, handle: BinaryIO, items: Iterator[Item], expected: Expected, scan: _Scan
 ) -> Iterator[tuple[bytes, bytes]]:
     """(line as read, line as it should be now) for each line that holds; stops at the first
     stale one, which `scan` records."""
-    for number, raw in enumerate(handle, start=1):
+    for number, raw in enumerate(handle, start=2):
         if not raw.endswith(b"\n"):
             return
         raw = raw[:-1]
@@ -88,18 +125,12 @@ def _updated_lines(
                 f"{out}: line {number} is not a results line; use another "
                 "--out, or --overwrite to start again"
             ) from None
-        if "format" not in record:
-            raise InputError(
-                f"{out} holds results format 1 (offline-scorer 0.2), whose digests do not "
-                "cover the whole judge identity, so it cannot be resumed; score into another "
-                "--out, or --overwrite to start again (report still reads it)"
-            )
         item = next(items, None)
         want = None if item is None else expected(item)
         if item is None or want is None or found[0] != want[0]:
             raise InputError(
                 f"{out}: line {number} (id {found[0]!r}) does not match item "
-                f"{number} of the data (changed data?); use another --out, or "
+                f"{number - 1} of the data (changed data?); use another --out, or "
                 "--overwrite to start again"
             )
         if found[1] != want[1]:

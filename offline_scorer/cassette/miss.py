@@ -15,6 +15,7 @@ from offline_scorer.cassette.records import Exchange, from_payload
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.formats import KEY_FORMAT
 from offline_scorer.judging.protocol import JudgeIdentity
+from offline_scorer.models.registry import load_registry
 
 __all__ = [
     "closest_difference",
@@ -104,9 +105,27 @@ def closest_difference(cassette: CassetteFile, step: str, requested: KeyParts) -
         f"{path} has no exchange with this key; the closest recorded {step!r} exchange "
         f"({closest.key.hex()[:12]}) differs in " + "; ".join(diffs)
     )
+    if closest.parts.model_sha256 != requested.model_sha256:
+        return _other_model(path, closest.parts.model_sha256) + "; " + why, True
     if dataclasses.replace(closest.parts, backend=requested.backend) == requested:
         return why + "; " + _other_backend(path), True
     return why, False
+
+
+def _other_model(path: Path, recorded_sha256: str) -> str:
+    """What to pass to replay a cassette recorded with another model: its registry name."""
+    names = sorted(
+        name for name, spec in load_registry().models.items() if spec.sha256 == recorded_sha256
+    )
+    if not names:
+        return (
+            f"{path} was recorded with a model this registry does not hold (sha256 "
+            f"{recorded_sha256[:12]}): register that GGUF (docs/models.md) and pass --model"
+        )
+    return (
+        f"{path} was recorded with model {names[0]!r}, not this one: replay with --model "
+        f"{names[0]} (or with no --model, which takes the recording's)"
+    )
 
 
 def _other_backend(path: Path) -> str:

@@ -162,3 +162,12 @@ def recorded_judges(cassette: CassetteFile, backend: str) -> set[tuple[str, str,
         if parts.key_format == KEY_FORMAT and parts.backend == backend:
             found.add((parts.model_sha256, parts.chat_template_sha256, parts.verdict_threshold))
     return found
+
+
+def recorded_models(cassette: CassetteFile) -> set[str]:
+    """The model sha256 of every exchange in the cassette, any key format: which model files
+    answered, for a replay of a cassette whose header names no recipe."""
+    return {
+        from_payload(cassette, key, payload).parts.model_sha256
+        for key, payload in cassette.iter_exchanges()
+    }

@@ -12,6 +12,7 @@ import click
 from offline_scorer.cli.calibrate import calibrate_command
 from offline_scorer.cli.cassette import cassette
 from offline_scorer.cli.eval import eval_command
+from offline_scorer.cli.migrate import migrate
 from offline_scorer.cli.models import grammars, models
 from offline_scorer.cli.report import report
 from offline_scorer.cli.reproduce import reproduce_command
@@ -55,6 +56,7 @@ for _command in (
     models,
     grammars,
     cassette,
+    migrate,
     calibrate_command,
     serve_command,
 ):

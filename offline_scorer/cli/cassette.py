@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,7 @@ def show(path: Path) -> None:
         names = _model_names()
         click.echo(f"cassette:  {path}")
         click.echo(f"format:    version {cas.format_version}, written by {cas.writer}")
+        click.echo(f"recipe:    {_recipe_line(cas.recipe, path)}")
         click.echo(
             f"size:      {cas.size_bytes} bytes, {len(exchanges)} exchange records "
             f"({cas.exchange_count} distinct keys), {cas.blob_count} blobs"
@@ -65,6 +67,17 @@ def show(path: Path) -> None:
         for (sha, step), count in sorted(counts.items()):
             model = names.get(sha, "unregistered model")
             click.echo(f"  {model} ({sha[:12]})  {step:<10} {count}")
+
+
+def _recipe_line(recipe: Mapping[str, object] | None, path: Path) -> str:
+    """The header's recipe in one line (options as JSON), or what to do when it has none."""
+    if recipe is None:
+        return f"none (made before recordings carried one: offline-scorer migrate cassette {path})"
+    options = json.dumps(recipe.get("options"), sort_keys=True)
+    return (
+        f"{recipe.get('scorer')} scorer, model {recipe.get('model')!r} ({recipe.get('backend')}), "
+        f"verdict threshold {recipe.get('verdict_threshold')}, options {options}"
+    )
 
 
 @cassette.command()
@@ -139,7 +152,7 @@ def upgrade_command(
     new: Path,
     overwrite: bool,
     scorer: ScorerChoice,
-    model: str,
+    model: str | None,
     backend: str | None,
 ) -> None:
     """Re-key a cassette of an older key format by scoring DATA with its answers.

@@ -145,7 +145,7 @@ def verify_command(
     data: Path | None,
     threads: int | None,
     scorer: ScorerChoice,
-    model: str,
+    model: str | None,
     backend: str | None,
 ) -> None:
     """Integrity (checksums, strict decoding, keys); with --digest, that the content is the
@@ -234,7 +234,7 @@ def _verify_items(
     count: int | None,
     threads: int | None,
     scorer: ScorerChoice,
-    model: str,
+    model: str | None,
     backend: str | None,
 ) -> None:
     from offline_scorer.assembly.drift import item_drift

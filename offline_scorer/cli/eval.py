@@ -78,7 +78,7 @@ def eval_command(
     if ray_address is not None and executor != "ray":
         raise InputError("--ray-address needs --executor ray")
     total = job.check()
-    run = run_spec(scorer, judge)
+    run = run_spec(scorer, judge, out if resume and out.is_file() else None)
     try:
         if executor == "ray":
             outcome = _run_on_ray(job, run, total, workers, ray_address)
@@ -134,7 +134,7 @@ def _run_here(job: EvalJob, run: RunSpec, total: int, workers: int) -> JobOutcom
             SerialExecutor(scorer) if workers <= 1 else ProcessPoolExecutorBackend(workers, run)
         )
         try:
-            return run_job(job, scorer, executor, total)
+            return run_job(job, scorer, executor, total, run.results_header())
         finally:
             report_cassette(judge)
 
@@ -147,6 +147,6 @@ def _run_on_ray(
 
     with RayExecutor(run, address=address, actors=workers) as ray:
         try:
-            return run_job(job, ray.scorer, ray, total)
+            return run_job(job, ray.scorer, ray, total, run.results_header())
         finally:
             report_cassette(ray.judge)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -11,12 +12,22 @@ from typing import Any
 import click
 
 from offline_scorer.assembly.open import JudgeSettings, resolve_mode
+from offline_scorer.assembly.recording import (
+    RecordedRun,
+    cassette_recipe,
+    model_named_by_records,
+    results_recipe,
+    run_from,
+    same_model,
+)
 from offline_scorer.assembly.run_spec import RunSpec
 from offline_scorer.cassette.modes import RecordMode
 from offline_scorer.errors import InputError
+from offline_scorer.models.registry import load_registry
+from offline_scorer.recorded_recipe import RecordedRecipe
 from offline_scorer.scorers import registry
 from offline_scorer.scorers.spec import CliOption, cli_options
-from offline_scorer.settings import CASSETTE_ENV, THREADS_ENV
+from offline_scorer.settings import CASSETTE_ENV, THREADS_ENV, default_cassette
 
 
 @dataclass(frozen=True)
@@ -25,6 +36,7 @@ class ScorerChoice:
 
     kind: str
     given: Mapping[str, Any]
+    kind_given: bool = False  # --scorer was on the command line (not its default)
 
     def options(self) -> Mapping[str, Any]:
         """The options set by flags, checked against the kind's (a flag the kind does not have
@@ -67,7 +79,9 @@ def scorer_options(command: Any) -> Any:
             value = kwargs.pop(name)
             if value is not None:
                 given[name] = value
-        return command(*args, scorer=ScorerChoice(scorer_kind, given), **kwargs)
+        source = click.get_current_context().get_parameter_source("scorer_kind")
+        kind_given = source is not click.core.ParameterSource.DEFAULT
+        return command(*args, scorer=ScorerChoice(scorer_kind, given, kind_given), **kwargs)
 
     wrapped: Any = with_choice
     for name, (option, owners) in reversed(flags.items()):
@@ -91,9 +105,9 @@ _MODEL_OPTIONS = [
     click.option(
         "--model",
         "model",
-        default="default",
-        show_default=True,
-        help="Registry name, or a path to a .gguf file.",
+        default=None,
+        help="Registry name, or a path to a .gguf file (default: the registry's default; "
+        "replaying a recording, the model it was recorded with).",
     ),
     click.option(
         "--backend",
@@ -160,7 +174,7 @@ def judge_options(command: Any) -> Any:
 
 def judge_settings(
     *,
-    model: str,
+    model: str | None,
     backend: str | None,
     threads: int | None,
     context_size: int | None,
@@ -183,6 +197,50 @@ def judge_settings(
     )
 
 
-def run_spec(scorer: ScorerChoice, judge: Mapping[str, Any]) -> RunSpec:
+def run_spec(
+    scorer: ScorerChoice, judge: Mapping[str, Any], results: Path | None = None
+) -> RunSpec:
     """The run's recipe from a command's scorer choice and judge options, built once."""
-    return RunSpec.of(scorer.kind, scorer.options(), judge_settings(**judge))
+    return recorded_run(scorer, judge_settings(**judge), results)
+
+
+def recorded_run(
+    scorer: ScorerChoice, settings: JudgeSettings, results: Path | None = None
+) -> RunSpec:
+    """The run's recipe: the one a recording carries, flags winning over it, else the flags
+    over the registry's defaults.
+
+    The recording is `results` (a results file continued or reproduced) when its header has
+    a recipe, else, for a replay, the cassette's header. A --model other than the recorded one
+    starts from the registry's defaults instead (a new run, not the recording's). A cassette
+    made before recipes names its model by the sha256 its records hold, which a note says."""
+    kind = scorer.kind if scorer.kind_given else None
+    given = RecordedRun(kind, scorer.options(), settings)
+    found = _recording(settings, results)
+    if found is not None and same_model(found[0], settings.model, found[1]):
+        return run_from(found[0], given, found[1])
+    if found is None and settings.model is None and not settings.mode.runs_model:
+        path = settings.cassette or default_cassette()
+        model = model_named_by_records(path)
+        if model is not None and model != load_registry().default:
+            click.echo(
+                f"note: replaying with model {model!r}, the one {path} holds records of (its "
+                f"header names no recipe; `offline-scorer migrate cassette {path}` writes one)",
+                err=True,
+            )
+            settings = dataclasses.replace(settings, model=model)
+    return RunSpec.of(scorer.kind, scorer.options(), settings)
+
+
+def _recording(settings: JudgeSettings, results: Path | None) -> tuple[RecordedRecipe, Path] | None:
+    """The recipe a run continues or replays, and the file holding it: the results file's
+    header first, then a replayed cassette's (None: neither has one)."""
+    if results is not None:
+        recipe = results_recipe(results)
+        if recipe is not None:
+            return recipe, results
+    if settings.mode.runs_model:
+        return None
+    path = settings.cassette or default_cassette()
+    recipe = cassette_recipe(path)
+    return None if recipe is None else (recipe, path)

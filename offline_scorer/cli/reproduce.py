@@ -9,6 +9,7 @@ replays: no model file and no model runtime are needed.
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,10 +21,11 @@ from offline_scorer.assembly.run_spec import RunSpec
 from offline_scorer.batch.datasets import iter_dataset
 from offline_scorer.batch.executors import Executor, ProcessPoolExecutorBackend, SerialExecutor
 from offline_scorer.batch.reproduce import compare_lines, first_kind, version_advice
+from offline_scorer.batch.results import file_header
 from offline_scorer.batch.run import item_context
 from offline_scorer.cassette.judge import require_cassette
 from offline_scorer.cassette.modes import RecordMode
-from offline_scorer.cli.options import ScorerChoice, model_options, scorer_options
+from offline_scorer.cli.options import ScorerChoice, model_options, recorded_run, scorer_options
 from offline_scorer.errors import InputError
 from offline_scorer.settings import RAY_ADDRESS_ENV
 
@@ -72,30 +74,39 @@ def reproduce_command(
     executor: str,
     ray_address: str | None,
     scorer: ScorerChoice,
-    model: str,
+    model: str | None,
     backend: str | None,
 ) -> None:
     """Replay every line of RESULTS from the cassette and compare the bytes.
 
     Prints "N of N lines identical", or the first differing lines (number, id, the field that
-    differs) and exits 1. Give the run's scorer options and --model if they were not the
-    defaults (the scorer kind is read from RESULTS).
+    differs) and exits 1. The run's model and options come from RESULTS' header (a file of
+    format 2 has none: give them as flags if they were not the defaults); flags win over it.
     """
     from offline_scorer.cassette.digest import content_digest
 
     if ray_address is not None and executor != "ray":
         raise InputError("--ray-address needs --executor ray")
     kind = first_kind(results)
-    source = click.get_current_context().get_parameter_source("scorer_kind")
-    if source is not click.core.ParameterSource.DEFAULT and scorer.kind != kind:
+    if scorer.kind_given and scorer.kind != kind:
         raise InputError(f"{results} holds lines of the {kind} scorer, not {scorer.kind}")
     require_cassette(cassette)
     digest = content_digest(cassette)  # also refuses a damaged or edited cassette up front
     if not data.is_file():
         raise InputError(f"no such dataset: {data}")
     judge = JudgeSettings(model=model, backend=backend, cassette=cassette, mode=RecordMode.REPLAY)
-    run = RunSpec.of(kind, ScorerChoice(kind, scorer.given).options(), judge)
-    outcome = compare_lines(results, _lines(run, data, executor, workers, ray_address))
+    run = recorded_run(ScorerChoice(kind, scorer.given, scorer.kind_given), judge, results)
+    if file_header(results) is None:
+        raise InputError(
+            f"{results} is a results file of an earlier format, without the recipe header "
+            f"lines are derived again under; bring it forward with `offline-scorer migrate "
+            f"results {results} --data {data} --cassette {cassette}` (with the run's --model "
+            "and options), then reproduce the migrated file"
+        )
+    lines = itertools.chain(
+        [run.results_header()], _lines(run, data, executor, workers, ray_address)
+    )
+    outcome = compare_lines(results, lines)
     for difference in outcome.differences:
         click.echo(difference.describe())
     if outcome.differing > len(outcome.differences):

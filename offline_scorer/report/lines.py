@@ -2,8 +2,8 @@
 result against its scorer kind's result model, named by path and line on the first problem.
 
 A report built from a silently skipped line would misstate the run. Lines come back as dicts
-in the results-line format 2 shape (format 1 lines are upgraded as they are read), so the
-aggregate, table and page read one shape.
+in the results-line shape of formats 2 and 3 (format 1 lines are upgraded as they are read), so
+the aggregate, table and page read one shape; a format 3 header is checked and not returned.
 """
 
 from __future__ import annotations
@@ -16,7 +16,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from offline_scorer.batch.results import LineProblem, json_type, parse_line
+from offline_scorer.batch.results import (
+    LineProblem,
+    is_header,
+    json_type,
+    parse_header,
+    parse_line,
+)
 from offline_scorer.errors import InputError
 from offline_scorer.files import open_binary
 from offline_scorer.scorers.registry import LEGACY_KIND, get_spec
@@ -42,7 +48,11 @@ def read_results(
         for number, raw in enumerate(handle, start=1):
             torn_possible = not raw.endswith(b"\n")
             try:
-                item = _parse(raw.removesuffix(b"\n"), first=number == 1)
+                value = _parse(raw.removesuffix(b"\n"), first=number == 1)
+                if number == 1 and is_header(value):
+                    parse_header(value)  # checked; the lines say all a report shows
+                    continue
+                item = check_line(value)
             except LineProblem as error:
                 if torn_possible and isinstance(error.__cause__, ValueError):
                     raise InputError(
@@ -116,7 +126,8 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
-def _parse(raw: bytes, first: bool) -> ResultLine:
+def _parse(raw: bytes, first: bool) -> Any:
+    """A line's JSON value; LineProblem (chaining a ValueError) when it is not JSON."""
     if first and raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:
@@ -133,7 +144,7 @@ def _parse(raw: bytes, first: bool) -> ResultLine:
         raise LineProblem(f"not valid JSON ({error.msg} at column {error.colno})") from error
     except ValueError as error:
         raise LineProblem(f"not valid JSON ({error})") from error
-    return check_line(value)
+    return value
 
 
 def check_line(value: Any) -> ResultLine:

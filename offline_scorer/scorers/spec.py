@@ -132,6 +132,17 @@ class ScorerSpec:
     examples: Callable[[], Mapping[str, JudgeRequest]] | None = None
     """Requests for one example item, by a file stem (`grammars/` shows what they admit)."""
 
+    revisions: Mapping[str, int] = dataclasses.field(default_factory=dict)
+    """Revisions of what the kind sends the judge and shows a person, by name: a recording's
+    recipe carries them, so a file says which revision of the kind made it."""
+
+    def recorded_options(self, options: Any) -> dict[str, Any]:
+        """Every option a user can set (each flag's), as `options` holds it, defaults
+        included: what a recording's recipe carries, so a later default cannot reinterpret
+        it. Options that are the caller's code (a source extractor) have no flag and are
+        left out; their effect is in each item's content."""
+        return {option.name: getattr(options, option.name) for option in cli_options(self.options)}
+
     def make_options(self, values: Any = None) -> Any:
         """Its options from a mapping, an options object of its type, or None (defaults)."""
         if isinstance(values, self.options):

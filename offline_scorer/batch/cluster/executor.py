@@ -33,7 +33,6 @@ from offline_scorer.batch.recipe import Recipe
 from offline_scorer.batch.results import ItemError
 from offline_scorer.batch.run import ItemResult, Target, item_digest
 from offline_scorer.cassette.judge import CassetteJudge, require_cassette
-from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import ClusterError
 from offline_scorer.scorers.protocol import Scorer
 
@@ -150,8 +149,7 @@ class RayExecutor:
             if mode.runs_model:
                 expected = recipe.pinned_sha256()
             if mode.writes:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                CassetteFile(path, create=True).close()  # the actors' snapshot needs the file
+                recipe.prepare_cassette()  # the actors' snapshot needs the file
             snapshot = take(path, ray.put) if mode.reads else None
             self._pool = ActorPool(
                 ray,

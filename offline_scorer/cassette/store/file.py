@@ -64,15 +64,21 @@ class CassetteFile:
     """
 
     def __init__(
-        self, path: str | os.PathLike[str], *, create: bool, writer: str | None = None
+        self,
+        path: str | os.PathLike[str],
+        *,
+        create: bool,
+        writer: str | None = None,
+        recipe: Mapping[str, object] | None = None,
     ) -> None:
-        """Open `path`; with ``create=True`` make a new empty cassette first if it is missing.
+        """Open `path`; with ``create=True`` make a new empty cassette first if it is missing,
+        its header holding `recipe` (the run that creates it) when one is given.
 
         Raises FileNotFoundError, CassetteFormatError or CassetteCorruptError.
         """
         self._path = Path(path)
         if create and not self._path.exists():
-            create_cassette(self._path, default_writer() if writer is None else writer)
+            create_cassette(self._path, default_writer() if writer is None else writer, recipe)
         try:
             self._fd = os.open(self._path, os.O_RDWR | os.O_APPEND | O_BINARY)
             self._writable = True
@@ -90,13 +96,16 @@ class CassetteFile:
         self._end = 0
         self._format_version = 0
         self._writer = ""
+        self._recipe: dict[str, object] | None = None
+        self._header_end = 0
         try:
             with locked(self._fd, exclusive=False), mapped(self._fd) as buf:
                 check_magic(self._path, buf)
                 try:
-                    self._format_version, self._writer, self._end = read_header(
+                    self._format_version, self._writer, self._recipe, self._end = read_header(
                         self._path, buf, len(buf)
                     )
+                    self._header_end = self._end
                 except Damage as damage:
                     raise corruption(self._path, buf, HEADER_OFFSET, damage.what) from None
                 self._index(buf)
@@ -138,6 +147,18 @@ class CassetteFile:
     def writer(self) -> str:
         """Who created the file (from its header)."""
         return self._writer
+
+    @property
+    def header_end(self) -> int:
+        """Where the header frame ends: the frames after it are the file's content."""
+        with self._lock:
+            return self._header_end
+
+    @property
+    def recipe(self) -> dict[str, object] | None:
+        """The recipe of the run that created the file (from its header; None: it has none,
+        as files made before recipes were written, or by a tool)."""
+        return None if self._recipe is None else dict(self._recipe)
 
     @property
     def exchange_count(self) -> int:

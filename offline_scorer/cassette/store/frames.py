@@ -91,13 +91,17 @@ def default_writer() -> str:
     return f"offline-scorer/{version} msgpack/{'.'.join(map(str, msgpack.version))}"
 
 
-def encode_header(writer: str) -> bytes:
-    """Magic plus header frame: the complete content of a new, empty cassette."""
+def encode_header(writer: str, recipe: Mapping[str, object] | None = None) -> bytes:
+    """Magic plus header frame: the complete content of a new, empty cassette.
+
+    `recipe`, when given, is the run that creates the file (an opaque map here: the assembly
+    layer gives it its shape), so a replay can take the model and options from the file."""
     if not isinstance(writer, str):
         raise TypeError("writer must be a str")
-    return MAGIC + frame(
-        KIND_HEADER, _ZERO_KEY, pack({"format": CASSETTE_FORMAT, "writer": writer})
-    )
+    header: dict[str, object] = {"format": CASSETTE_FORMAT, "writer": writer}
+    if recipe is not None:
+        header["recipe"] = dict(recipe)
+    return MAGIC + frame(KIND_HEADER, _ZERO_KEY, pack(header))
 
 
 def encode_blob(text: str) -> bytes:
@@ -154,8 +158,10 @@ def check_magic(path: Path, buf: Buffer) -> None:
         raise CassetteFormatError(path, "not a cassette (it does not start with the OSCAS magic)")
 
 
-def decode_header(path: Path, kind: bytes, key: bytes, payload: bytes) -> tuple[int, str]:
-    """Format version and writer of an intact header frame.
+def decode_header(
+    path: Path, kind: bytes, key: bytes, payload: bytes
+) -> tuple[int, str, dict[str, object] | None]:
+    """Format version, writer and recipe (None: the file has none) of an intact header frame.
 
     Damage if it is not a valid header; CassetteFormatError if it is one from another version,
     since then nothing after it can be read.
@@ -179,13 +185,19 @@ def decode_header(path: Path, kind: bytes, key: bytes, payload: bytes) -> tuple[
     writer = header.get("writer")
     if not isinstance(writer, str):
         raise Damage("header has no str 'writer'")
-    return version, writer
+    recipe = header.get("recipe")
+    if recipe is not None and not isinstance(recipe, dict):
+        raise Damage("header 'recipe' is not a map")
+    return version, writer, recipe
 
 
-def read_header(path: Path, buf: Buffer, size: int) -> tuple[int, str, int]:
-    """Version, writer and end offset of the header frame; Damage if it is not intact."""
+def read_header(
+    path: Path, buf: Buffer, size: int
+) -> tuple[int, str, dict[str, object] | None, int]:
+    """Version, writer, recipe and end offset of the header frame; Damage if it is not
+    intact."""
     if size <= HEADER_OFFSET:
         raise Damage(NO_HEADER)
     kind, key, length = parse_frame(buf, HEADER_OFFSET, size)
-    version, writer = decode_header(path, kind, key, payload_of(buf, HEADER_OFFSET, length))
-    return version, writer, HEADER_OFFSET + OVERHEAD + length
+    version, writer, recipe = decode_header(path, kind, key, payload_of(buf, HEADER_OFFSET, length))
+    return version, writer, recipe, HEADER_OFFSET + OVERHEAD + length

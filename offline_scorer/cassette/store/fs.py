@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import portalocker
@@ -75,13 +75,14 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def create_cassette(path: Path, writer: str) -> None:
-    """Create a cassette holding only its header, unless one already exists.
+def create_cassette(path: Path, writer: str, recipe: Mapping[str, object] | None = None) -> None:
+    """Create a cassette holding only its header (with the recipe of the run creating it),
+    unless one already exists.
 
     Hard-linking a complete temp file into place fails if the name exists, so two processes
     creating at once cannot both write a header and no reader ever sees a half-written one.
     """
-    tmp = temp_sibling(path, [encode_header(writer)])
+    tmp = temp_sibling(path, [encode_header(writer, recipe)])
     try:
         try:
             os.link(tmp, path)

@@ -105,7 +105,7 @@ def _scan(path: Path, buf: Buffer) -> _Scan:
         payload = payload_of(buf, pos, length)
         try:
             if pos == HEADER_OFFSET and kind == KIND_HEADER:
-                scan.format_version, scan.writer = decode_header(path, kind, key, payload)
+                scan.format_version, scan.writer, _recipe = decode_header(path, kind, key, payload)
                 scan.header = bytes(buf[pos:end])
             else:
                 if pos == HEADER_OFFSET:  # header lost, but this record is intact: keep it

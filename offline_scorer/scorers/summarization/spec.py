@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from offline_scorer.formats import SUMMARIZATION_REQUESTS_REVISION
 from offline_scorer.judging.protocol import Judge
 from offline_scorer.scorers.protocol import Scorer
 from offline_scorer.scorers.spec import ItemCalibration, ScorerSpec, VerdictColumn
@@ -70,4 +71,5 @@ SPEC = ScorerSpec(
     calibration_probabilities=_claim_probabilities,
     item_calibration=ItemCalibration("coverage", "coverage_threshold", _question_probabilities),
     examples=example_requests,
+    revisions={"requests": SUMMARIZATION_REQUESTS_REVISION},
 )
