@@ -65,7 +65,9 @@ def copy_exchanges(source: Path, target: Path, keys: set[bytes]) -> int:
             exchange = from_payload(big, key, payload)
             small.append_exchange(
                 key,
-                to_payload(small, exchange.step, exchange.parts, exchange.completion, exchange.meta),
+                to_payload(
+                    small, exchange.step, exchange.parts, exchange.completion, exchange.meta
+                ),
             )
             copied += 1
     return copied
