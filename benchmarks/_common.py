@@ -135,7 +135,7 @@ def ratio(a: float, b: float) -> float:
     return a / b if b > 0 and not (math.isnan(a) or math.isnan(b)) else NAN
 
 
-def fmt(value: Any, spec: str = ".3f") -> str:
+def fmt(value: Any, spec: str = ".2f") -> str:
     """A figure for a printed table: "n/a" for a missing one."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarks._common import fmt
 from offline_scorer.report import stats as quality
 from offline_scorer.scorers.summarization import prompts
 from offline_scorer.scorers.summarization.grounding import claims_of
@@ -121,13 +122,10 @@ def _auc_line(name: str, signal: dict[str, float], rows: list[dict[str, Any]]) -
     half = len(kept) // 2
     halves = [quality.roc_auc(scores[s], labels[s]) for s in (slice(0, half), slice(half, None))]
 
-    def fmt(value: float | None) -> str:
-        return "n/a" if value is None else f"{value:.3f}"
-
     interval = "" if ci is None else f" [{ci.low:.3f}, {ci.high:.3f}]"
     return (
-        f"{name:<14} {len(kept):>4} items  ROC AUC {fmt(auc)}{interval}  halves "
-        f"{fmt(halves[0])} / {fmt(halves[1])}"
+        f"{name:<14} {len(kept):>4} items  ROC AUC {fmt(auc, '.3f')}{interval}  halves "
+        f"{fmt(halves[0], '.3f')} / {fmt(halves[1], '.3f')}"
     )
 
 
