@@ -1,4 +1,4 @@
-"""Drive promptfoo's real CLI (npm, run by node 22) from the Python tests and the bench.
+"""Drive promptfoo's real CLI (npm, run by node 22) from the Python tests and the benchmarks.
 
 scripts/setup-clients installs the pinned promptfoo of tests/clients/promptfoo/package-lock.json
 into tests/clients/promptfoo/node_modules with the node 22 of scripts/setup-node. run_eval copies

@@ -1,4 +1,4 @@
-"""Drive the Python eval frameworks (Inspect AI, DeepEval) from the tests and the bench.
+"""Drive the Python eval frameworks (Inspect AI, DeepEval) from the tests and the benchmarks.
 
 Each runs in its own venv (scripts/setup-clients), in a subprocess, over pairs given on stdin:
 
@@ -62,6 +62,9 @@ def _run(
     # The frameworks keep state under HOME and the working folder (.deepeval, .inspect): a fresh
     # folder per run, so no earlier run's settings or caches enter this one.
     env.update({"HOME": str(work_dir), "NO_COLOR": "1"})
+    # The drivers import `tests.clients.network_guard` from this checkout, and only that: the
+    # repository root is the one entry of their path ($PYTHONPATH, not an edit of sys.path).
+    env["PYTHONPATH"] = str(ROOT)
     proc = subprocess.run(
         [str(python), str(script), *args],
         cwd=work_dir,

@@ -1,6 +1,6 @@
 """A loopback proxy in front of `serve` that keeps every request a client sends, as sent.
 
-The eval frameworks' tests and `bench/bench_serve_clients.py` put it between the client and the
+The eval frameworks' tests and `benchmarks.serve_clients` put it between the client and the
 server, so what a client sends (its fields, response format, streaming, retries) is measured from
 its own requests, not read from its source:
 

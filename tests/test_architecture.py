@@ -31,6 +31,38 @@ def test_no_module_over_400_lines():
     assert long == {}
 
 
+def test_no_benchmark_module_over_400_lines():
+    """The benchmarks are a package held to the same size as the library's modules."""
+    long = {
+        path.name: n
+        for path in sorted((PACKAGE.parent / "benchmarks").glob("*.py"))
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert long == {}
+
+
+def test_only_the_test_configuration_touches_sys_path():
+    """Code reaches the library, the benchmarks and the test helpers as packages (run from the
+    repository root, or with it on $PYTHONPATH): tests/conftest.py alone puts the test-only
+    scorer kind on the path, as an installed plugin would be."""
+    root = PACKAGE.parent
+    touching = []
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root)
+        skipped = {".venv", "node_modules"}
+        if relative.parts[0].startswith(".") or skipped & set(relative.parts):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr == "path"
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "sys"
+            ):
+                touching.append(f"{relative}:{node.lineno}")
+    assert {entry.split(":")[0] for entry in touching} <= {"tests/conftest.py"}, touching
+
+
 MAX_FUNCTION_LINES = 60
 
 

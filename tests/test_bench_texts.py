@@ -1,17 +1,11 @@
-"""bench/bench_texts.py counts each failure of a judge's texts, and only those."""
+"""benchmarks.texts counts each failure of a judge's texts, and only those."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
-from tests.conftest import ROOT
-
-spec = importlib.util.spec_from_file_location("bench_texts", ROOT / "bench/bench_texts.py")
-assert spec is not None and spec.loader is not None
-bench_texts = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(bench_texts)
+from benchmarks import texts as bench_texts
 
 
 def _run(tmp_path: Path, reasons: list[str], explanation: str) -> dict:

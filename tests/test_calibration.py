@@ -72,29 +72,30 @@ def test_a_kept_threshold_is_measured_at_and_the_best_one_still_reported():
 
 
 def test_keep_threshold_measures_a_recorded_run_and_leaves_the_threshold(tmp_path):
-    """How the shipped figures are re-measured: from the committed dev-set run (here its first
-    60 rows, kept in the repository), whose cassette replays only under the shipped threshold."""
+    """How the shipped figures are re-measured: from a recorded dev-set run (here its first 12
+    rows and their exchanges, cut from the benchmark's recording: tests/data/README.md), whose
+    cassette replays only under the shipped threshold."""
     spec = load_registry().resolve("default")
     user = tmp_path / "user-models.toml"
     user.write_text("# mine\n", encoding="utf-8")
     proc = run_cli(
         "calibrate",
-        str(ROOT / "bench/results/injection/baseline.jsonl"),
+        str(ROOT / "tests/data/judge-dev-first12.jsonl"),
         "--keep-threshold",
         "--record-mode",
         "replay",
         "--cassette",
-        str(ROOT / "bench/results/judge-dev-sentences.oscas"),
+        str(ROOT / "tests/data/judge-dev-first12-sentences.oscas"),
         "--json",
         env={**os.environ, "OFFLINE_SCORER_MODELS": str(user)},
     )
     assert proc.returncode == 0, proc.stderr.decode()
     figures = json.loads(proc.stdout)
-    assert figures["items"] == 60
+    assert figures["items"] == 12
     assert figures["threshold"] == spec.verdict_threshold != figures["best_threshold"]
     written = tomllib.loads(user.read_text())["models"][spec.name]["scorers"]["summarization"]
     assert written["verdict_threshold"] == spec.verdict_threshold
-    assert written["quality"]["rows"] == 60
+    assert written["quality"]["rows"] == 12
     assert written["quality"]["roc_auc"] == round(figures["roc_auc"], 3)
     assert written["quality"]["balanced_accuracy"] == round(figures["balanced_accuracy"], 3)
 

@@ -193,7 +193,7 @@ def test_bootstrap_edges():
 
 
 def test_bootstrap_of_auc_over_200_items_uses_every_resample():
-    # Speed is measured by bench scripts, not here; this checks no resample is wasted.
+    # Speed is measured by the benchmarks, not here; this checks no resample is wasted.
     rng = random.Random(0)
     labels = [i % 2 == 0 for i in range(200)]
     scores = [rng.choice([0, 0.5, 1, rng.random()]) for _ in labels]

@@ -355,7 +355,7 @@ def test_a_refusal_is_counted_under_its_check_whatever_word_it_quotes():
 
 
 def test_every_refusal_the_scorer_makes_is_seen_by_a_watcher_and_only_inside_its_block() -> None:
-    """`refusal.watch` is how a bench counts refusals by check: it sees each text the scorer
+    """`refusal.watch` is how a benchmark counts refusals by check: it sees each text the scorer
     refused, with its check and subject, and changes nothing the scorer decides."""
     wrong_axis = "The score is 0 because alignment was the weaker axis."
     with watch() as refused:

@@ -401,15 +401,17 @@ def test_malformed_metadata_and_probabilities_are_refused(tmp_path, bad, fragmen
 @pytest.mark.parametrize("label", ["faithful", "human_score"])
 def test_eval_closing_summary_from_slim_lines_equals_the_report(tmp_path, label):
     """`eval` keeps only what the aggregate reads of each line (read_results(slim=True)); on a
-    labelled run of the dev set, with and without a failed line, the figures are the same."""
+    labelled run of the dev set (its first 20 lines), with and without a failed line, the
+    figures are the same."""
     from tests.conftest import ROOT
 
-    lines = (ROOT / "bench" / "results" / "judge-dev.jsonl").read_text("utf-8").splitlines()
+    run = ROOT / "tests" / "data" / "judge-dev-first20.results.jsonl"
+    lines = run.read_text("utf-8").splitlines()
     records = [json.loads(line) for line in lines]
     if label == "human_score":
         for n, record in enumerate(records):
             record["metadata"] = {"human_score": n % 5, "note": "x" * 50}
-    records.append(failed("broken", 201))
+    records.append(failed("broken", len(records) + 1))
     path = write_jsonl(tmp_path / "dev.jsonl", records)
     full = aggregate(read_results(path))
     assert full.quality is not None and full.failed == 1

@@ -149,7 +149,7 @@ def measured_quality(
     result: Calibration, dataset: str, day: str, coverage: AxisSignal | None = None
 ) -> MeasuredQuality | None:
     """What a calibration measured, as the registry keeps it (None: no AUC was measurable);
-    `coverage`, measured apart (bench_coverage), is carried over unchanged."""
+    `coverage`, measured apart (benchmarks.coverage), is carried over unchanged."""
     if result.roc_auc is None or result.roc_auc_ci is None:
         return None
     return MeasuredQuality(

@@ -117,7 +117,7 @@ class Engine:
         self.reuse_prefix = reuse_prefix
         self.prefilled = 0
         """Prompt tokens evaluated since the engine was made, after the reused prefix: what a
-        floor of live judging (`bench/bench_floor.py`) counts. Never part of a result."""
+        floor of live judging (`python -m benchmarks.floor`) counts. Never part of a result."""
         self.forced_evaluated = 0
         """Tokens the grammar forced that were run through the model, for the same count: a
         forced run that ends the answer is not (its logits would never be read)."""

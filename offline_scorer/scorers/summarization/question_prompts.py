@@ -27,7 +27,7 @@ Question:
 
 Does the summary answer this question? Answer in JSON."""
 """One coverage question judged alone, after the summary. Asked this way, Qwen2.5-Coder-0.5B's
-P(answered) gave ROC AUC 0.81 on bench/bench_coverage.py's set, against 0.57 with every
+P(answered) gave ROC AUC 0.81 on benchmarks.coverage's set, against 0.57 with every
 question in one answer (docs/judges.md)."""
 
 _STATED = """Summary:

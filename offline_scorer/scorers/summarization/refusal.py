@@ -1,7 +1,7 @@
 """Why a judge's text is not shown: the check that refused it, and what it points at.
 
 One value per check (`check` is a fixed phrase, the same whatever text failed it), so refusals
-can be counted by check (`bench/bench_refusals.py`) without reading them back out of messages;
+can be counted by check (`benchmarks.refusals`) without reading them back out of messages;
 `detail` carries what differs from one refused text to the next (the word, the figures).
 Each place that decides whether a person sees a judge's text tells its refusal to `noted`, so a
 bench can `watch` them without reaching into the checks.
@@ -42,7 +42,7 @@ _WATCHING: ContextVar[list[RefusedText] | None] = ContextVar("refusals_watched",
 @contextmanager
 def watch() -> Iterator[list[RefusedText]]:
     """Every text refused inside the block, in the order the checks refused them: how a
-    bench counts refusals by check (`bench/bench_refusals.py`) while the scorer decides exactly
+    benchmark counts refusals by check (`benchmarks.refusals`) while the scorer decides exactly
     as it does in `eval`. Outside a block nothing is kept."""
     refused: list[RefusedText] = []
     token = _WATCHING.set(refused)

@@ -27,13 +27,11 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT))
-
-from tests.clients import network_guard  # noqa: E402
+# The repository root is on $PYTHONPATH (tests/python_clients.py sets it): the guard is
+# imported from this checkout, and installed before any framework is imported.
+from tests.clients import network_guard
 
 network_guard.install()
 
