@@ -24,8 +24,8 @@ from offline_scorer.judging.protocol import Completion, JudgeBase, JudgeIdentity
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 
-# DeepEval's own virtual environment stays in bench/deepeval (made by its setup.sh).
-DEEPEVAL_DIR = ROOT / "bench" / "deepeval"
+# DeepEval's own virtual environment, made by benchmarks/deepeval/setup.sh.
+DEEPEVAL_DIR = ROOT / "benchmarks" / "deepeval"
 DEEPEVAL_PYTHON = DEEPEVAL_DIR / ".venv" / "bin" / "python"
 DEEPEVAL_RUNNER = DEEPEVAL_DIR / "run_deepeval.py"
 

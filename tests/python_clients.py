@@ -25,8 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 INSPECT_DIR = ROOT / "tests" / "clients" / "inspect_task"
 INSPECT_PYTHON = INSPECT_DIR / ".venv" / "bin" / "python"
 INSPECT_VERSION = "0.3.285"
-DEEPEVAL_PYTHON = ROOT / "bench" / "deepeval" / ".venv" / "bin" / "python"
-DEEPEVAL_DRIVER = ROOT / "tests" / "clients" / "deepeval_metrics" / "measure.py"
+DEEPEVAL_DIR = ROOT / "tests" / "clients" / "deepeval_metrics"
+DEEPEVAL_PYTHON = DEEPEVAL_DIR / ".venv" / "bin" / "python"
+DEEPEVAL_DRIVER = DEEPEVAL_DIR / "measure.py"
 DEEPEVAL_VERSION = "4.3.1"
 
 

@@ -1,8 +1,8 @@
-"""DeepEval's own SummarizationMetric and FaithfulnessMetric (PyPI deepeval, in bench/deepeval's
-venv) judged by `serve` through DeepEval's LocalModel on the small judge, on two fixture pairs:
-every evaluation completes (no JSON or schema failure), every request is answered 200 and
-recorded, and a replay with the model runtime import-blocked gives DeepEval byte-identical
-scores and reasons."""
+"""DeepEval's own SummarizationMetric and FaithfulnessMetric (PyPI deepeval, in its own venv,
+tests/clients/deepeval_metrics/.venv) judged by `serve` through DeepEval's LocalModel on the
+small judge, on two fixture pairs: every evaluation completes (no JSON or schema failure), every
+request is answered 200 and recorded, and a replay with the model runtime import-blocked gives
+DeepEval byte-identical scores and reasons."""
 
 from __future__ import annotations
 
