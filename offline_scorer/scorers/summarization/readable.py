@@ -54,65 +54,28 @@ Author = Literal["model", "product"]
 MIN_WORDS = 4  # "The score is." says nothing; "The source does not mention it." does
 MIN_SENTENCE_WORDS = 3  # "These." after a sentence adds nothing
 MIN_CONTENT_WORDS = 2  # words that are not function words ("Is it true that about." has none)
-# Words an English sentence does not end on: a text ending so was closed mid-thought.
-_DANGLING_WORDS = "a an the and or but nor of to with for from as than into onto its their whose"
-_DANGLING = frozenset(_DANGLING_WORDS.split())
-_WORD_OR_NUMBER = re.compile(f"{WORD_PATTERN}|{NUMBER}")
-"""Words and numbers in order: a loop is read over both, or "voted 7 to 2 to close" would read
-as "to to"."""
-_POSSESSIVE = re.compile(r"['\u2019]s$")
-"""A name's possessive is the name: "Varga's statement" when the inputs name Ines Varga."""
-_JOINED = re.compile(r"[^\W\d_]{2,}[^\W\ds_]['\u2019][^\W\d_]{3,}")
-"""Two words run together at an apostrophe ("the project lead'scale", "the treasurer'spring
-report"): a judge writing a possessive whose "s" the next word swallowed. A contraction or a
-name keeps a short part ("don't", "they're", "O'Brien", "o'clock"); a plural possessive the
-grammar wrote without its space ("his friends'reaction") still reads as one."""
-_LAST_TOKEN = re.compile(r"[^\W_]+(?=\W*$)")
-"""The last word or number: "fees rose to 55 dollars for 2025." ends on a number, not on "for"."""
-# A reason speaks of what is judged or of the verdict: at least one of these (a restated source
-# sentence, "The answer is yes." or "Yes, it is true that Um I'm not sure." does not).
-_REASON_MARKERS = (
-    "source summary claim claims question questions text states stated says said mentions "
-    "mentioned mention supports supported support unsupported contradicts contradicted "
-    "contradiction omits omitted answers answered unanswered confirms confirmed correct "
-    "incorrect accurate inaccurate wrong alignment coverage score"
-)
-_JUDGING_TERMS = frozenset(_REASON_MARKERS.split())
-# Words that deny: a reason for a positive verdict holding one says the opposite of its verdict
-# ("The answer to the question is no." beside "answered": true). Contractions ("doesn't") count.
-_DENYING = frozenset(
-    """no not nothing none never neither nor cannot without unsupported unanswered contradicts
-    contradicted contradiction contradictory conflicts conflict omits omit omitted lacks lack
-    lacking misses miss missing wrong incorrect inaccurate false differs differ different
-    instead whereas""".split()  # noqa: SIM905 - a word list reads better as text
-)
-# Words that affirm: a reason for a negative verdict with one of these and no denying word
-# ("The answer is yes.") says the opposite of its verdict.
-_AFFIRMING = frozenset(
-    """yes true correct accurate supports supported answers answered confirms confirmed matches
-    agrees""".split()  # noqa: SIM905 - a word list reads better as text
-)
 LOOP_WORDS = 5
 """A run of this many words written twice is a loop; shorter runs recur in plain prose ("of the
 summary")."""
-# Judging words that also name facts: in "the phone number will not change" they are what the
-# reason says the summary holds, so the check of what it holds counts them.
-_FACT_NOUNS = frozenset(
-    """number numbers date dates time times name names place places event events person people
-    amount amounts figure figures change changes changed""".split()  # noqa: SIM905
-)
-_NEUTRAL = JUDGING_WORDS - _FACT_NOUNS
+_NEUTRAL = JUDGING_WORDS - FACT_NOUNS
 MIN_ON_SUBJECT = 0.5
 """The share of a reason's own content words (not judging words) that its claim or question
 must hold: a reason that speaks mostly of other facts is about another claim or question."""
 
 
-_TOKEN = rf"(?:[^\W\d_]+|{NUMBER})"
 _SHAPE = re.compile(
-    r"[^\W\d_]+(?:(?:"
+    rf"{LETTER_RUN_PATTERN}(?:(?:"
     + "|".join(re.escape(separator) for separator in SEPARATORS)
-    + rf"){_TOKEN}|\. [^\W\d_]+)*\."
+    + rf")(?:{LETTER_RUN_PATTERN}|{NUMBER_PATTERN})|\. {LETTER_RUN_PATTERN})*\."
 )
+"""Whole sentences of words and numbers: letter runs and numbers joined by one separator."""
+_POSSESSIVE = re.compile(f"[{APOSTROPHES}]s$")
+"""A name's possessive is the name: "Varga's statement" when the inputs name Ines Varga."""
+_JOINED = re.compile(f"{LETTER}{{2,}}[^\\W\\ds_][{APOSTROPHES}]{LETTER}{{3,}}")
+"""Two words run together at an apostrophe ("the project lead'scale", "the treasurer'spring
+report"): a judge writing a possessive whose "s" the next word swallowed. A contraction or a
+name keeps a short part ("don't", "they're", "O'Brien", "o'clock"); a plural possessive the
+grammar wrote without its space ("his friends'reaction") still reads as one."""
 
 
 def _word_problem(text: str, vocabulary: Vocabulary) -> Refusal | None:
