@@ -41,6 +41,8 @@ if str(ROOT) not in sys.path:
 from bench.machine import cpu_model, package_version  # noqa: E402
 from offline_scorer.backends.llama_cpp import load_judge  # noqa: E402
 from offline_scorer.backends.llama_cpp.gbnf import request_grammar  # noqa: E402
+from offline_scorer.scorers.summarization.asking import Asking  # noqa: E402
+from offline_scorer.scorers.summarization.options import ScorerOptions  # noqa: E402
 from offline_scorer.scorers.summarization.prompts import PREPROCESS_MAX_TOKENS, preprocess_request  # noqa: E402
 
 PAIRS_FILE = ROOT / "fixtures" / "pairs.jsonl"
@@ -188,7 +190,9 @@ def grammar_of(schema: Mapping[str, Any] | None) -> str:
 
 
 def bench_pair(judge, pair: dict, repeat: int) -> dict:
-    request = preprocess_request(pair["source"], pair["summary"], MAX_QUESTIONS)
+    request = preprocess_request(
+        pair["source"], pair["summary"], MAX_QUESTIONS, Asking.of(ScorerOptions())
+    )
     grammar = grammar_of(request.output_schema)
     prompt = judge.engine.prompt(request.messages)
     raw: dict[str, list] = {
@@ -416,7 +420,9 @@ def main() -> None:
     facts = machine_facts(judge)
 
     # Warm-up (untimed): first-touch of the weights and the llguidance tokenizer (~0.2 s).
-    first = preprocess_request(pairs[0]["source"], pairs[0]["summary"], MAX_QUESTIONS)
+    first = preprocess_request(
+        pairs[0]["source"], pairs[0]["summary"], MAX_QUESTIONS, Asking.of(ScorerOptions())
+    )
     warm_prompt = judge.engine.prompt(first.messages)
     judge.engine.constraint(grammar_of(first.output_schema), "preprocess")
     judge.engine.decode(warm_prompt, None, budget=16, stop_at_eog=False)

@@ -46,7 +46,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from offline_scorer.scorers.summarization.evidence import quoted  # noqa: E402
+from offline_scorer.scorers.summarization.evidence import QUOTES_CLOCK_ALWAYS_ENDS, quoted  # noqa: E402
 from offline_scorer.scorers.summarization.schemas import (  # noqa: E402
     MAX_EXPLANATION_CHARS,
     MAX_REASON_CHARS,
@@ -221,7 +221,11 @@ def count(results: Path, data: Path, style: str = "sentences") -> dict[str, dict
                 else:
                     allowed = numbers_in(source) | numbers_in(summary) | numbers_in(context)
                 grounds = (source, "source") if kind == "claim reason" else (summary, "summary")
-                sentence = None if kind == "explanation" else quoted(text, *grounds)
+                sentence = (
+                    None
+                    if kind == "explanation"
+                    else quoted(text, *grounds, clock_always_ends=QUOTES_CLOCK_ALWAYS_ENDS)
+                )
                 quote = sentence is not None
                 table[kind] += check(text, bound, word_bound, scripts, allowed, quote)
                 table[kind]["product_written"] += product

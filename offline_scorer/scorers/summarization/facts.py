@@ -258,7 +258,7 @@ def _unwrapped(source: str) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def facts_of(source: str, *, clock_always_ends: bool = False) -> tuple[Fact, ...]:
+def facts_of(source: str, *, clock_always_ends: bool) -> tuple[Fact, ...]:
     """Every fact of the source, in source order, without repeats: the clauses of each sentence
     that states something (`clauses`), each a whole statement (not `is_fragment`); in a
     transcript (`_speakers`), each said sentence with its speaker."""
@@ -350,7 +350,7 @@ def chosen(facts: Sequence[Fact], source: str, count: int) -> tuple[Fact, ...]:
 
 
 @functools.lru_cache(maxsize=256)
-def fact_questions(source: str, count: int, *, clock_always_ends: bool = False) -> tuple[str, ...]:
+def fact_questions(source: str, count: int, *, clock_always_ends: bool) -> tuple[str, ...]:
     """The questions coverage asks of a source: its `count` facts of most weight, in source
     order, each as a closed question (cached: replay rebuilds every request)."""
     facts = facts_of(source, clock_always_ends=clock_always_ends)

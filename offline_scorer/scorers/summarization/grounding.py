@@ -54,7 +54,7 @@ def states_a_fact(sentence: str) -> bool:
     return False
 
 
-def sentences(text: str, *, clock_always_ends: bool = False) -> list[str]:
+def sentences(text: str, *, clock_always_ends: bool) -> list[str]:
     """The text's sentences, in order, without repeats; abbreviations do not end one, and a
     time's "a.m."/"p.m." ends one only before a capital (or the end of the text).
 
@@ -98,14 +98,14 @@ def _opens_sentence(text: str, at: int) -> bool:
 
 
 @functools.lru_cache(maxsize=256)
-def claims_of(summary: str, *, clock_always_ends: bool = False) -> tuple[str, ...]:
+def claims_of(summary: str, *, clock_always_ends: bool) -> tuple[str, ...]:
     """The claims the judge must rule on: each sentence of the summary, once.
 
     Cached (as question_candidates is): replay rebuilds every request of an evaluation."""
     return tuple(sentences(summary, clock_always_ends=clock_always_ends))
 
 
-def as_question(sentence: str, *, clock_always_ends: bool = False) -> str:
+def as_question(sentence: str, *, clock_always_ends: bool) -> str:
     """A closed question answerable "yes" from the sentence it is made from ("... at 8:15
     p.m.?" keeps the time's period, which offline-scorer 0.4 and earlier dropped)."""
     body = sentence.rstrip(" .!?;:")
@@ -119,7 +119,7 @@ def as_question(sentence: str, *, clock_always_ends: bool = False) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def question_candidates(source: str, *, clock_always_ends: bool = False) -> tuple[str, ...]:
+def question_candidates(source: str, *, clock_always_ends: bool) -> tuple[str, ...]:
     """Every question the judge may ask: one per fact-stating source sentence, in source order.
 
     A source whose sentences are all short offers all of them rather than none.

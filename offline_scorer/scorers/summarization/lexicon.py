@@ -237,13 +237,12 @@ DENYING = NEGATIONS | _words(
 verdict ("The answer to the question is no." beside "answered": true). Contractions ("doesn't")
 count too (`readable`)."""
 AFFIRMING = _words(
-    "yes true correct accurate supports supported answers answered confirms confirmed matches agrees"
+    """yes true correct accurate supports supported answers answered confirms confirmed matches
+    agrees"""
 )
 """Words that affirm: a reason for a negative verdict with one of these and no denying word
 ("The answer is yes.") says the opposite of its verdict."""
-DANGLING = _words(
-    "a an the and or but nor of to with for from as than into onto its their whose"
-)
+DANGLING = _words("a an the and or but nor of to with for from as than into onto its their whose")
 """Words an English sentence does not end on: a text ending so was closed mid-thought."""
 REASON_MARKERS = _words(
     """source summary claim claims question questions text states stated says said mentions

@@ -35,6 +35,8 @@ SEPARATORS = (" ", ", ", "; ", ": ", "-", "'", "\u2019", "/")
 _END = "."  # a reason or an explanation states; it does not ask or exclaim
 MAX_WORD_LETTERS = 30
 """Longer runs of letters are not taken from the inputs as words."""
+
+
 @dataclass(frozen=True, eq=False)
 class Vocabulary:
     """The words of a step's inputs that a free text may use (beyond `JUDGING_WORDS`).
