@@ -27,8 +27,15 @@ import re
 # ---------------------------------------------------------------------------------------------
 # Patterns: one word, one number, and what is derived from them.
 
-LETTER = r"[^\W\d_]"
-"""One letter of any script: a word character that is neither a digit nor an underscore."""
+
+def letter_class(*, but: str = "") -> str:
+    """A letter of any script: a word character that is neither a digit nor an underscore,
+    nor one of `but` (`but="s"`: a letter other than "s", where a possessive's "s" is sought)."""
+    return f"[^\\W\\d{but}_]"
+
+
+LETTER = letter_class()
+"""One letter of any script."""
 _LETTER_OR_DIGIT = r"[^\W_]"
 APOSTROPHES = "'\u2019"
 """The apostrophes a word may hold inside it ("don't", "don\u2019t")."""

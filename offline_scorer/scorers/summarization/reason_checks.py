@@ -33,6 +33,7 @@ from offline_scorer.scorers.summarization.lexicon import (
     REASON_MARKERS,
     WORD,
     WORD_OR_NUMBER,
+    letter_class,
 )
 from offline_scorer.scorers.summarization.refusal import Refusal
 from offline_scorer.scorers.summarization.sentence import (
@@ -63,7 +64,7 @@ _SHAPE = re.compile(
 """Whole sentences of words and numbers: letter runs and numbers joined by one separator."""
 _POSSESSIVE = re.compile(f"[{APOSTROPHES}]s$")
 """A name's possessive is the name: "Varga's statement" when the inputs name Ines Varga."""
-_JOINED = re.compile(f"{LETTER}{{2,}}[^\\W\\ds_][{APOSTROPHES}]{LETTER}{{3,}}")
+_JOINED = re.compile(f"{LETTER}{{2,}}{letter_class(but='s')}[{APOSTROPHES}]{LETTER}{{3,}}")
 """Two words run together at an apostrophe ("the project lead'scale", "the treasurer'spring
 report"): a judge writing a possessive whose "s" the next word swallowed. A contraction or a
 name keeps a short part ("don't", "they're", "O'Brien", "o'clock"); a plural possessive the
