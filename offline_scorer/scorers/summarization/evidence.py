@@ -93,6 +93,7 @@ def not_a_whole_sentence(q: Quote) -> Refusal | None:
 
 
 def quote_not_about_subject(q: Quote) -> Refusal | None:
+    """A quote sharing no content word with its claim or question is evidence of nothing."""
     if not q.shared:
         return Refusal("is not about what it judges")
     return None

@@ -3,8 +3,9 @@
 The explanation is the one text whose facts the product computed itself (the score, the axis
 that limits it and the two axes' shares), so unlike a reason it can be checked exactly: "The
 score is 1 because ..." for a score of 0 is refused however well it reads, and so is "the
-summary answers 2 of 40,000 ..." where 2 of 3 questions were answered. Its other checks (whole
-sentences, known words, numbers of the figures) are `readable.problem`'s, as for every text.
+summary answers 2 of 40,000 ..." where 2 of 3 questions were answered. These checks form
+`MISSTATEMENT_CHECKS`; an explanation is first checked as every free text is (whole sentences,
+known words, numbers of the figures), and `explanation_checks.EXPLANATION_CHECKS` joins both.
 """
 
 from __future__ import annotations
@@ -119,6 +120,7 @@ def misstates(text: str, result: ExplainedResult) -> Refusal | None:
 
 
 def gives_another_score(e: Explains) -> Refusal | None:
+    """ "The score is 1" when it is 0."""
     score = e.result.score
     stated = _SCORE_STATED.findall(e.text.lower())
     if any(float(value) != score for value in stated):
@@ -127,6 +129,7 @@ def gives_another_score(e: Explains) -> Refusal | None:
 
 
 def states_a_wrong_share(e: Explains) -> Refusal | None:
+    """ "answers 2 of 4 questions" where the coverage is 2 of 3."""
     wrong_share = _wrong_share(e.text.lower(), e.result.shares)
     if wrong_share is not None:
         return Refusal("states a count of claims or questions the figures do not give", wrong_share)
@@ -134,6 +137,7 @@ def states_a_wrong_share(e: Explains) -> Refusal | None:
 
 
 def unsupported_where_all_are(e: Explains) -> Refusal | None:
+    """An unsupported claim where the source supports every one."""
     shares = e.result.shares
     if shares and shares[0] >= 1 and _says(_SAYS_UNSUPPORTED, e.text.lower()):
         return Refusal("says a claim is unsupported where the source supports every claim")
@@ -141,6 +145,7 @@ def unsupported_where_all_are(e: Explains) -> Refusal | None:
 
 
 def open_where_all_are_answered(e: Explains) -> Refusal | None:
+    """A question left open where the summary answers every one."""
     shares = e.result.shares
     if shares and shares[1] >= 1 and _says(_SAYS_UNANSWERED, e.text.lower()):
         return Refusal("says the summary leaves a question open where it answers every one")
@@ -148,6 +153,7 @@ def open_where_all_are_answered(e: Explains) -> Refusal | None:
 
 
 def none_fails_where_one_does(e: Explains) -> Refusal | None:
+    """ "no unanswered questions" where one is."""
     shares = e.result.shares
     if shares and min(shares) < 1 and _SAYS_NONE_FAILS.search(e.text.lower()):
         return Refusal("says no claim or question fails where one does")
@@ -155,6 +161,7 @@ def none_fails_where_one_does(e: Explains) -> Refusal | None:
 
 
 def supported_where_none_is(e: Explains) -> Refusal | None:
+    """A supported claim where the source supports none."""
     shares = e.result.shares
     if shares and shares[0] == 0 and _says(_SAYS_SUPPORTED, e.text.lower(), affirmed=True):
         return Refusal("says a claim is supported where the source supports none")
@@ -162,6 +169,7 @@ def supported_where_none_is(e: Explains) -> Refusal | None:
 
 
 def answered_where_none_is(e: Explains) -> Refusal | None:
+    """An answered question where the summary answers none."""
     shares = e.result.shares
     if shares and shares[1] == 0 and _says(_SAYS_ANSWERED, e.text.lower(), affirmed=True):
         return Refusal("says the summary answers a question where it answers none")
@@ -169,6 +177,7 @@ def answered_where_none_is(e: Explains) -> Refusal | None:
 
 
 def names_the_other_axis(e: Explains) -> Refusal | None:
+    """ "coverage was the weaker axis" when alignment limits the score."""
     limiting_axis = e.result.limiting_axis
     if limiting_axis not in AXES:
         return None

@@ -11,10 +11,12 @@ show in the finished text: a text that ended only because its word bound came (i
 sentence is likely cut), or that ends on "and" (closed mid-thought), one too short to say
 anything ("The score is.", "Is it true that about.", "These."), one that loops. A live judge's
 text was decoded under a grammar (`sentence`); a cassette, a scripted judge or a user's own
-`Judge` answers without it, so the grammar's shape is checked too. Every text is checked here,
-the same way whoever wrote it; one that fails is replaced by a sentence the product writes from
-the verdict itself, and the result says which texts are whose (`TextAuthors`). The checks read
-only the answer and the inputs, so replay repeats them exactly.
+`Judge` answers without it, so the grammar's shape is checked too. Every text is checked the
+same way whoever wrote it, by the ordered table of its kind (a reason:
+`reason_checks.REASON_CHECKS`; a quote: `evidence.QUOTE_CHECKS`; the explanation:
+`explanation_checks.EXPLANATION_CHECKS`); one that fails is replaced by a sentence the product
+writes from the verdict itself, and the result says which texts are whose (`TextAuthors`).
+The checks read only the answer and the inputs, so replay repeats them exactly.
 """
 
 from __future__ import annotations

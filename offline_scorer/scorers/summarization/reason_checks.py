@@ -122,18 +122,22 @@ Check = Callable[[FreeText], Refusal | None]
 
 
 def not_whole_sentences(t: FreeText) -> Refusal | None:
+    """The grammar's shape: words and numbers joined by one separator, ending with a full stop.
+    A cassette or a user's judge answers without the grammar, so it is checked here too."""
     if not _SHAPE.fullmatch(t.text):
         return Refusal("is not whole sentences of words and numbers")
     return None
 
 
 def too_short(t: FreeText) -> Refusal | None:
+    """ "The score is." says nothing: too few words, or too few content words."""
     if len(t.words) < MIN_WORDS or len(t.meaningful) < MIN_CONTENT_WORDS:
         return Refusal("is too short to say anything")
     return None
 
 
 def ends_dangling(t: FreeText) -> Refusal | None:
+    """A text ending on "and" or "the" was closed mid-thought."""
     last = LAST_TOKEN.search(t.text.lower())
     if last is not None and last.group() in DANGLING:
         return Refusal("ends on a word a sentence cut short ends on", repr(last.group()))
@@ -141,12 +145,15 @@ def ends_dangling(t: FreeText) -> Refusal | None:
 
 
 def says_nothing_of_judging(t: FreeText) -> Refusal | None:
+    """A reason speaks of the texts or the verdict; a restated source sentence, or "The answer
+    is yes.", does not."""
     if REASON_MARKERS.isdisjoint(t.words):
         return Refusal("says nothing about the source, the summary or the verdict")
     return None
 
 
 def not_about_subject(t: FreeText) -> Refusal | None:
+    """A text about a claim, question or facts shares at least one content word (stem) with it."""
     subject = t.judging.subject
     if subject is not None and stems(t.meaningful).isdisjoint(content_stems(subject)):
         return Refusal("is not about what it judges")
@@ -154,24 +161,29 @@ def not_about_subject(t: FreeText) -> Refusal | None:
 
 
 def copies_question(t: FreeText) -> Refusal | None:
+    """A reason that opens as a question does is the question copied, not a reason."""
     if t.text.startswith(QUESTION_FRAME):
         return Refusal("copies a question instead of giving a reason")
     return None
 
 
 def repeats_itself(t: FreeText) -> Refusal | None:
+    """A loop: a run of words written twice (read over words and numbers)."""
     if _loops(WORD_OR_NUMBER.findall(t.text.lower())):
         return Refusal("repeats itself")
     return None
 
 
 def ended_at_word_bound(t: FreeText) -> Refusal | None:
+    """A text as long as its bound stopped because the bound came: its last sentence is likely
+    cut."""
     if len(counted_words(t.text)) >= t.allowed.max_words:
         return Refusal("ended only at its word bound")
     return None
 
 
 def short_sentence(t: FreeText) -> Refusal | None:
+    """ "These." after a sentence adds nothing."""
     if any(len(counted_words(s)) < MIN_SENTENCE_WORDS for s in t.text.split(". ")):
         return Refusal("has a sentence too short to say anything")
     return None
@@ -188,6 +200,7 @@ def uncapitalised_sentence(t: FreeText) -> Refusal | None:
 
 
 def runs_words_together(t: FreeText) -> Refusal | None:
+    """A possessive whose "s" the next word swallowed (`_JOINED`)."""
     joined = next((w for w in WORD.findall(t.text) if _JOINED.fullmatch(w)), None)
     if joined is not None:
         return Refusal("runs words together at an apostrophe", repr(joined))
@@ -213,6 +226,7 @@ def unknown_word(t: FreeText) -> Refusal | None:
 
 
 def number_beyond_inputs(t: FreeText) -> Refusal | None:
+    """A text may state only numbers its inputs (for the explanation: the figures) state."""
     if t.stated and t.stated - numbers_stated(t.allowed.numbers_from):
         return Refusal("states a number the figures do not hold")
     return None
@@ -243,6 +257,8 @@ def _denies(t: FreeText, subject: str) -> bool:
 
 
 def denies_its_verdict(t: FreeText) -> Refusal | None:
+    """A reason for a positive verdict that denies ("does not", "omits") says the opposite of
+    it."""
     subject, verdict = t.judging.subject, t.judging.verdict
     if verdict and subject is not None and _denies(t, subject):
         return Refusal("denies what its verdict affirms")
@@ -250,6 +266,8 @@ def denies_its_verdict(t: FreeText) -> Refusal | None:
 
 
 def affirms_against_verdict(t: FreeText) -> Refusal | None:
+    """A reason for a negative verdict that affirms ("The answer is yes.") and denies nothing
+    says the opposite of it."""
     subject, verdict = t.judging.subject, t.judging.verdict
     if verdict is not False or subject is None or AFFIRMING.isdisjoint(t.words):
         return None
@@ -259,6 +277,8 @@ def affirms_against_verdict(t: FreeText) -> Refusal | None:
 
 
 def mostly_off_subject(t: FreeText) -> Refusal | None:
+    """A reason whose own content words (not judging words) are mostly not its subject's is
+    about another claim or question."""
     subject = t.judging.subject
     if t.judging.verdict is None or subject is None:
         return None
@@ -285,6 +305,7 @@ def holds_what_grounds_do_not(t: FreeText) -> Refusal | None:
 
 
 def number_beyond_grounds(t: FreeText) -> Refusal | None:
+    """An affirming reason may state only numbers of the text it says holds the fact."""
     grounds = t.judging.grounds
     if t.judging.verdict and grounds is not None and t.stated - numbers_stated(grounds):
         return Refusal("states a number its text does not hold")
