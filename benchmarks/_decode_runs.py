@@ -14,6 +14,8 @@ from typing import Any
 from benchmarks._common import NAN, median, ratio
 from offline_scorer.backends.llama_cpp.gbnf import request_grammar
 from offline_scorer.backends.llama_cpp.judge import LlamaJudge
+from offline_scorer.scorers.summarization.asking import Asking
+from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.prompts import PREPROCESS_MAX_TOKENS, preprocess_request
 
 MAX_QUESTIONS = 10
@@ -111,7 +113,9 @@ def grammar_of(schema: Mapping[str, Any] | None) -> str:
 
 
 def bench_pair(judge: LlamaJudge, pair: dict, repeat: int) -> dict:
-    request = preprocess_request(pair["source"], pair["summary"], MAX_QUESTIONS)
+    request = preprocess_request(
+        pair["source"], pair["summary"], MAX_QUESTIONS, Asking.of(ScorerOptions())
+    )
     grammar = grammar_of(request.output_schema)
     prompt = judge.engine.prompt(request.messages)
     raw: dict[str, list] = {

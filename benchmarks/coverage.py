@@ -42,10 +42,12 @@ def cases(rows: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
     """Two labelled coverage cases per source with at least four fact-stating sentences."""
     built = []
     for row in rows:
-        stating = [s for s in sentences(row["source"]) if states_a_fact(s)][:MAX_QUESTIONS]
+        stating = [
+            s for s in sentences(row["source"], clock_always_ends=False) if states_a_fact(s)
+        ][:MAX_QUESTIONS]
         if len(stating) < 4:
             continue
-        questions = list(dict.fromkeys(as_question(s) for s in stating))
+        questions = list(dict.fromkeys(as_question(s, clock_always_ends=False) for s in stating))
         if len(questions) != len(stating):
             continue
         for parity in (0, 1):

@@ -46,6 +46,8 @@ from benchmarks._common import (
 from benchmarks._decode_runs import BUDGET, MAX_QUESTIONS, bench_pair, grammar_of, pooled
 from offline_scorer.backends.llama_cpp import load_judge
 from offline_scorer.backends.llama_cpp.judge import LlamaJudge
+from offline_scorer.scorers.summarization.asking import Asking
+from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.prompts import preprocess_request
 
 CLAIM_RATIO = 0.90
@@ -145,7 +147,9 @@ def main() -> None:
     facts = machine_facts(judge)
 
     # Warm-up (untimed): first-touch of the weights and the llguidance tokenizer (~0.2 s).
-    first = preprocess_request(pairs[0]["source"], pairs[0]["summary"], MAX_QUESTIONS)
+    first = preprocess_request(
+        pairs[0]["source"], pairs[0]["summary"], MAX_QUESTIONS, Asking.of(ScorerOptions())
+    )
     warm_prompt = judge.engine.prompt(first.messages)
     judge.engine.constraint(grammar_of(first.output_schema), "preprocess")
     judge.engine.decode(warm_prompt, None, budget=16, stop_at_eog=False)

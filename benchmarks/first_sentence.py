@@ -32,7 +32,10 @@ def pairs(rows: list[dict[str, Any]], count: int) -> list[dict[str, Any]]:
     """Faithful summaries of two sentences or more, round-robin over their sources."""
     by_source: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
-        if row.get("faithful") is True and len(claims_of(row["summary"])) >= 2:
+        if (
+            row.get("faithful") is True
+            and len(claims_of(row["summary"], clock_always_ends=False)) >= 2
+        ):
             by_source.setdefault(row["source"], []).append(row)
     picked: list[dict[str, Any]] = []
     depth = 0

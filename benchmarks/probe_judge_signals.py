@@ -32,7 +32,9 @@ from typing import Any
 from benchmarks._common import fmt
 from offline_scorer.report import stats as quality
 from offline_scorer.scorers.summarization import prompts
+from offline_scorer.scorers.summarization.asking import Asking
 from offline_scorer.scorers.summarization.grounding import claims_of
+from offline_scorer.scorers.summarization.options import ScorerOptions
 
 CONTENT_FREE = "N/A"
 
@@ -65,7 +67,9 @@ def content_free_signal(
     for row in rows:
         if row["id"] not in recorded:
             continue
-        request = prompts.preprocess_request(CONTENT_FREE, row["summary"], 10)
+        request = prompts.preprocess_request(
+            CONTENT_FREE, row["summary"], 10, Asking.of(ScorerOptions())
+        )
         free = as_completion(judge.complete(request)).verdict_probabilities or ()
         pairs = zip(recorded[row["id"]], free, strict=True)
         out[row["id"]] = min(_logit(a) - _logit(b) for a, b in pairs)
@@ -102,7 +106,7 @@ def lift_signal(rows: list[dict[str, Any]], threads: int) -> dict[str, float]:
     out = {}
     for row in rows:
         values = []
-        for claim in claims_of(row["summary"]):
+        for claim in claims_of(row["summary"], clock_always_ends=False):
             lift = logprobs(f"Document:\n{row['source']}\n\nSummary:", " " + claim) - logprobs(
                 "Summary:", " " + claim
             )

@@ -42,7 +42,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from offline_scorer.scorers.summarization.evidence import quoted
+from offline_scorer.scorers.summarization.evidence import QUOTES_CLOCK_ALWAYS_ENDS, quoted
 from offline_scorer.scorers.summarization.schemas import (
     MAX_EXPLANATION_CHARS,
     MAX_REASON_CHARS,
@@ -217,7 +217,11 @@ def count(results: Path, data: Path, style: str = "sentences") -> dict[str, dict
                 else:
                     allowed = numbers_in(source) | numbers_in(summary) | numbers_in(context)
                 grounds = (source, "source") if kind == "claim reason" else (summary, "summary")
-                sentence = None if kind == "explanation" else quoted(text, *grounds)
+                sentence = (
+                    None
+                    if kind == "explanation"
+                    else quoted(text, *grounds, clock_always_ends=QUOTES_CLOCK_ALWAYS_ENDS)
+                )
                 quote = sentence is not None
                 table[kind] += check(text, bound, word_bound, scripts, allowed, quote)
                 table[kind]["product_written"] += product

@@ -18,11 +18,14 @@ from offline_scorer.cassette.judge import CassetteJudge, RecordMode
 from offline_scorer.cassette.key import key_parts
 from offline_scorer.cassette.store.container import CassetteFile
 from offline_scorer.judging.protocol import JudgeIdentity
+from offline_scorer.scorers.summarization.asking import Asking
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.prompts import preprocess_request
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 from tests.conftest import FIXTURES, ROOT, block_imports_code, fixture_ids, replay_env
 from tests.helpers import SOURCE, SUMMARY, scripted
+
+DEFAULT_ASKING = Asking.of(ScorerOptions())
 
 IDENTITY = JudgeIdentity("a" * 64, "b" * 64, "test-backend/1")
 T, F = True, False
@@ -122,7 +125,7 @@ def test_miss_names_changed_settings_and_schema(tmp_path):
 
 
 def test_key_ignores_what_does_not_change_the_answer():
-    request = preprocess_request(SOURCE, SUMMARY, 10)
+    request = preprocess_request(SOURCE, SUMMARY, 10, DEFAULT_ASKING)
     seeded = dataclasses.replace(
         request, sampling=dataclasses.replace(request.sampling, seed=7), step="renamed"
     )
@@ -139,8 +142,10 @@ def test_a_request_met_again_keeps_its_key_and_a_new_request_is_keyed_afresh(tmp
     path = tmp_path / "c.oscas"
     score(recorder(path, "record", scripted([T], 1, [T])))
     judge = recorder(path, "replay")
-    request = preprocess_request(SOURCE, SUMMARY, 10)
-    assert preprocess_request(SOURCE, SUMMARY, 10) is request  # cached by the builder
+    request = preprocess_request(SOURCE, SUMMARY, 10, DEFAULT_ASKING)
+    assert (
+        preprocess_request(SOURCE, SUMMARY, 10, DEFAULT_ASKING) is request
+    )  # cached by the builder
     first = judge.complete(request)
     assert judge.complete(request) == first and judge.hits == 2
     schema = copy.deepcopy(dict(request.output_schema))

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from offline_scorer.scorers.summarization.misstated_result import misstates, uncarried
+from offline_scorer.scorers.summarization.misstated_result import (
+    ExplainedResult,
+    misstates,
+    uncarried,
+)
 from offline_scorer.scorers.summarization.refusal import Refusal
 
 PAIR = (
@@ -66,12 +70,16 @@ def test_what_a_failing_item_carries_or_no_word_of_the_texts_passes(text: str) -
 
 def test_misstates_checks_the_figures_first_and_then_what_the_verdicts_carry() -> None:
     wrong_score = "The score is 1 because the summary omits Starbucks."
-    found = misstates(wrong_score, 0.5, "coverage", (1.0, 0.5), FAILING, FIGURES, PAIR)
+    found = misstates(
+        wrong_score, ExplainedResult(0.5, "coverage", (1.0, 0.5), FAILING, FIGURES, PAIR)
+    )
     assert found is not None and found.check == "gives another score"
     beyond = "The score is 0.5 because coverage was the weaker axis: Starbucks opened in 2018."
-    found = misstates(beyond, 0.5, "coverage", (1.0, 0.5), FAILING, FIGURES, PAIR)
+    found = misstates(beyond, ExplainedResult(0.5, "coverage", (1.0, 0.5), FAILING, FIGURES, PAIR))
     assert found is not None and found.check.startswith("states a fact")
-    assert misstates(beyond, 0.5, "coverage", (1.0, 0.5)) is None  # without the items: unchecked
+    assert (
+        misstates(beyond, ExplainedResult(0.5, "coverage", (1.0, 0.5))) is None
+    )  # without the items: unchecked
 
 
 CLAIM = (
@@ -88,7 +96,10 @@ def test_an_unsupported_claim_restated_as_the_reason_is_refused() -> None:
         "leaving out certain features and using cheaper materials."
     )
     refusal = misstates(
-        text, 0, "alignment", (0, 1), failing=[CLAIM], figures="0 1", unsupported=[CLAIM]
+        text,
+        ExplainedResult(
+            0, "alignment", (0, 1), failing=[CLAIM], figures="0 1", unsupported=[CLAIM]
+        ),
     )
     assert (
         refusal is not None
@@ -102,7 +113,12 @@ def test_the_same_claim_named_as_unsupported_is_kept() -> None:
         "such as using cheaper materials, is not supported by the source."
     )
     assert (
-        misstates(text, 0, "alignment", (0, 1), failing=[CLAIM], figures="0 1", unsupported=[CLAIM])
+        misstates(
+            text,
+            ExplainedResult(
+                0, "alignment", (0, 1), failing=[CLAIM], figures="0 1", unsupported=[CLAIM]
+            ),
+        )
         is None
     )
 
@@ -110,10 +126,18 @@ def test_the_same_claim_named_as_unsupported_is_kept() -> None:
 def test_saying_nothing_fails_where_something_does_is_refused() -> None:
     text = "The score is 0 because there are no unsupported claims or unanswered questions."
     refusal = misstates(
-        text, 0, "alignment", (0, 1), failing=[CLAIM], figures="0 1", unsupported=[CLAIM]
+        text,
+        ExplainedResult(
+            0, "alignment", (0, 1), failing=[CLAIM], figures="0 1", unsupported=[CLAIM]
+        ),
     )
     assert refusal is not None and refusal.check == "says no claim or question fails where one does"
-    assert misstates("The score is 1 because no claim is unsupported.", 1, "none", (1, 1)) is None
+    assert (
+        misstates(
+            "The score is 1 because no claim is unsupported.", ExplainedResult(1, "none", (1, 1))
+        )
+        is None
+    )
 
 
 def test_answering_what_a_left_out_question_states_is_refused() -> None:
@@ -124,12 +148,17 @@ def test_answering_what_a_left_out_question_states_is_refused() -> None:
         "The score is 0.33 because coverage was the weaker axis: the summary answers 2019 and "
         "2019, but leaves out the information about the seed cleaning workshop."
     )
-    refusal = misstates(text, 0.33, "coverage", (1, 0.33), failing=[question], figures="0.33 1")
+    refusal = misstates(
+        text, ExplainedResult(0.33, "coverage", (1, 0.33), failing=[question], figures="0.33 1")
+    )
     assert refusal is not None
     assert refusal.check == "says the summary answers what a question it leaves out states"
     fine = "The score is 0.33 because the summary does not answer 2019 as the year of the gift."
     assert (
-        misstates(fine, 0.33, "coverage", (1, 0.33), failing=[question], figures="0.33 1") is None
+        misstates(
+            fine, ExplainedResult(0.33, "coverage", (1, 0.33), failing=[question], figures="0.33 1")
+        )
+        is None
     )
 
 
@@ -140,7 +169,10 @@ def test_a_source_said_to_state_what_the_contradicting_claim_states_is_refused()
         "from start to finish contradicts the source, which reports 50 minutes."
     )
     refusal = misstates(
-        text, 0.5, "alignment", (0.5, 1), failing=[claim], figures="0.5 1", unsupported=[claim]
+        text,
+        ExplainedResult(
+            0.5, "alignment", (0.5, 1), failing=[claim], figures="0.5 1", unsupported=[claim]
+        ),
     )
     assert refusal is not None
     assert refusal.check == "says the source states what the claim it contradicts states"
@@ -159,12 +191,14 @@ def test_a_number_put_in_a_claim_that_does_not_state_it_is_refused() -> None:
     def judged(explanation: str) -> Refusal | None:
         return misstates(
             explanation,
-            0.5,
-            "alignment",
-            (0.5, 0.71),
-            failing=[claim, question],
-            figures="0.5 1 0.71",
-            unsupported=[claim],
+            ExplainedResult(
+                0.5,
+                "alignment",
+                (0.5, 0.71),
+                failing=[claim, question],
+                figures="0.5 1 0.71",
+                unsupported=[claim],
+            ),
         )
 
     refusal = judged(text)

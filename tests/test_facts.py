@@ -83,7 +83,7 @@ def test_a_transcript_keeps_each_statement_with_its_speaker_and_drops_questions(
         "Anna: Great, the room is booked until noon.\n"
         "Ben: Um okay"
     )
-    facts = facts_of(source)
+    facts = facts_of(source, clock_always_ends=False)
     assert [f.statement() for f in facts] == [
         'Ben said "I will bring the printed budget report"',
         'Anna said "Great, the room is booked until noon"',
@@ -100,7 +100,7 @@ def test_an_email_with_labelled_lines_is_not_a_transcript() -> None:
         "Regular Price: 50 dollars per user per month.\n"
         "Special Offer: 35 dollars per user per month for the first year."
     )
-    statements = [f.statement() for f in facts_of(source)]
+    statements = [f.statement() for f in facts_of(source, clock_always_ends=False)]
     assert all(" said " not in s for s in statements)
     assert "we are introducing three new plans for your team this spring" in statements
 
@@ -111,7 +111,7 @@ def test_openers_and_cut_off_lines_are_not_facts() -> None:
         "UI: Well, but the voice recognition is hard to learn for older people.\n"
         "PM: So it's maybe not very easy for"
     )
-    statements = [f.text for f in facts_of(source)]
+    statements = [f.text for f in facts_of(source, clock_always_ends=False)]
     assert statements == [
         "the remote control has two parts for two kinds of users",
         "the voice recognition is hard to learn for older people",
@@ -123,7 +123,7 @@ def test_a_fact_opening_a_sentence_reads_on_after_the_question_frame() -> None:
         "Residents of Ashcombe can borrow seeds. Add the squash to the pot and stir it well. "
         "Council member Dana Ortley said the town council of Ashcombe met twice."
     )
-    questions = [f.question() for f in facts_of(source)]
+    questions = [f.question() for f in facts_of(source, clock_always_ends=False)]
     assert questions[0] == "Is it true that residents of Ashcombe can borrow seeds?"
     assert questions[1] == "Is it true that add the squash to the pot and stir it well?"
     assert questions[2].startswith("Is it true that council member Dana Ortley said")
@@ -140,7 +140,8 @@ def test_the_facts_of_most_weight_are_chosen_and_kept_in_source_order() -> None:
     facts = facts_of(
         "The bridge will close in April. The bridge repairs cost two million dollars. "
         "A bakery opened on Canal Street last week. The bridge closure lasts eleven weeks. "
-        "Parking near the harbor costs three dollars an hour."
+        "Parking near the harbor costs three dollars an hour.",
+        clock_always_ends=False,
     )
     picked = chosen(facts, " ".join(f.text for f in facts), 3)
     assert len(picked) == 3
@@ -152,7 +153,7 @@ def test_the_facts_of_most_weight_are_chosen_and_kept_in_source_order() -> None:
 def test_fixture_questions_are_statements_of_their_source_in_its_words() -> None:
     for line in (ROOT / "fixtures" / "pairs.jsonl").read_text(encoding="utf-8").splitlines():
         source = json.loads(line)["source"]
-        questions = fact_questions(source, 10)
+        questions = fact_questions(source, 10, clock_always_ends=False)
         assert questions and len(set(questions)) == len(questions)
         for question in questions:
             assert question.startswith(QUESTION_FRAME) and question.endswith("?")
@@ -182,7 +183,7 @@ _SENTENCES = st.lists(
 @given(_SENTENCES)
 def test_every_fact_is_a_whole_statement_in_the_sources_words(parts: list[str]) -> None:
     source = ". ".join(parts) + "."
-    facts = facts_of(source)
+    facts = facts_of(source, clock_always_ends=False)
     statements = [f.statement() for f in facts]
     assert len(set(statements)) == len(statements)
     for fact in facts:

@@ -15,6 +15,8 @@ from offline_scorer.backends.llama_cpp.gbnf import (
     request_grammar,
     schema_to_gbnf,
 )
+from offline_scorer.scorers.summarization.asking import Asking
+from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.schemas import coverage_schema
 from offline_scorer.scorers.summarization.sentence import GENERIC, sentence_pattern, vocabulary_of
 
@@ -154,7 +156,7 @@ def test_every_request_grammar_is_one_llguidance_accepts(count: int) -> None:
     questions = [f"Is it true that the ferry left port {n}?" for n in range(count)]
     for style in ("sentences", "bounded"):
         for request in (
-            preprocess_request(source, claims, 10, style),
+            preprocess_request(source, claims, 10, Asking.of(ScorerOptions(free_text=style))),
             analyze_request(claims, questions, style),
         ):
             grammar = request_grammar(request.output_schema)

@@ -9,6 +9,7 @@ import pytest
 
 from offline_scorer.judging.protocol import JudgeRequest, Message, SamplingSettings, as_completion
 from offline_scorer.scorers.summarization import prompts
+from offline_scorer.scorers.summarization.asking import Asking
 from offline_scorer.scorers.summarization.grounding import claims_of, question_candidates, words
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.schemas import reason_schema
@@ -39,7 +40,7 @@ def _runs(text: str, n: int) -> set[tuple[str, ...]]:
 
 @pytest.fixture(scope="module")
 def preprocess(live_judge):
-    request = prompts.preprocess_request(SOURCE, SUMMARY, 10)
+    request = prompts.preprocess_request(SOURCE, SUMMARY, 10, Asking.of(ScorerOptions()))
     completion = as_completion(live_judge.complete(request))
     return request, completion, json.loads(completion.text)
 
@@ -47,14 +48,14 @@ def preprocess(live_judge):
 def test_every_claim_is_a_sentence_of_the_summary_once(preprocess):
     _, _, answer = preprocess
     claims = [c["claim"] for c in answer["alignment"]]
-    assert claims == list(claims_of(SUMMARY))
+    assert claims == list(claims_of(SUMMARY, clock_always_ends=False))
     assert len(claims) == len(set(claims)) == 2
 
 
 def test_every_question_is_made_from_a_source_sentence_and_none_repeats(preprocess):
     _, _, answer = preprocess
     questions = answer["questions"]
-    candidates = question_candidates(SOURCE)
+    candidates = question_candidates(SOURCE, clock_always_ends=False)
     assert len(candidates) == 4  # the repeated source sentence is offered once
     assert set(questions) <= set(candidates)
     assert len(questions) == len(set(questions)) == 4
@@ -141,7 +142,7 @@ def test_the_guard_stops_copying_and_looping_that_the_model_does_without_it(live
 def test_a_requests_own_threshold_commits_its_verdicts(live_judge, threshold, answered):
     """The coverage step may be calibrated apart from the claims: the decoder commits each
     verdict at the request's threshold and says which one it used."""
-    questions = question_candidates(SOURCE)[:3]
+    questions = question_candidates(SOURCE, clock_always_ends=False)[:3]
     request = prompts.analyze_request(SUMMARY, questions, "sentences", threshold)
     completion = as_completion(live_judge.complete(request))
     verdicts = [v["answered"] for v in json.loads(completion.text)["coverage"]]

@@ -12,12 +12,31 @@ import pytest
 
 from offline_scorer import ContextOverflowError, ModelError
 from offline_scorer.judging.protocol import JudgeRequest, Message, SamplingSettings
+from offline_scorer.scorers.summarization.asking import Asking
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.result import RESULT_JSON_SCHEMA
 from offline_scorer.scorers.summarization.schemas import reason_schema
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 from offline_scorer.scorers.summarization.sentence import GENERIC
 from tests.test_cli import assert_clean_error, run_cli
+
+
+def _open(quote: bool, claim_threshold: float | None = None) -> Asking:
+    """The "open" style's one-by-one requests, quoting evidence or not."""
+    options = ScorerOptions(free_text="open", one_by_one=True, quote_evidence=quote)
+    return (
+        Asking.of(options)
+        if claim_threshold is None
+        else Asking.of(
+            ScorerOptions(
+                free_text="open",
+                one_by_one=True,
+                quote_evidence=quote,
+                claim_threshold=claim_threshold,
+            )
+        )
+    )
+
 
 pytestmark = pytest.mark.live
 
@@ -172,7 +191,9 @@ def test_an_answer_the_grammar_writes_whole_reads_no_prompt(live_judge):
     from offline_scorer.scorers.summarization.prompts import questions_request
 
     source = "The ferry left Port Alder at noon. It carried forty passengers to the island."
-    request = questions_request(source, 10, "sentences")  # fewer candidates than asked: forced
+    request = questions_request(
+        source, 10, "sentences", True
+    )  # fewer candidates than asked: forced
     engine = live_judge.engine
     before = (engine.prefilled, engine.forced_evaluated)
     completion = live_judge.complete(request)
@@ -247,10 +268,10 @@ def test_a_quoted_reason_leaves_the_verdict_probability_as_it_was(live_judge):
     source = Path(SOURCE).read_text(encoding="utf-8").strip()
     summary = Path(SUMMARY).read_text(encoding="utf-8").strip()
     question = "Is it true that the library lends seeds to residents?"
-    claim = claims_of(summary)[0]
+    claim = claims_of(summary, clock_always_ends=False)[0]
     pairs = (
-        [question_request(summary, question, "open", 0.01, quote) for quote in (False, True)],
-        [claim_request(source, summary, claim, "open", 0.01, quote) for quote in (False, True)],
+        [question_request(summary, question, _open(quote), 0.01, False) for quote in (False, True)],
+        [claim_request(source, summary, claim, _open(quote, 0.01)) for quote in (False, True)],
     )
     for (plain_request, quoting_request), quoting_from, text in zip(
         pairs, ("summary", "source"), (summary, source), strict=True
@@ -260,4 +281,6 @@ def test_a_quoted_reason_leaves_the_verdict_probability_as_it_was(live_judge):
         assert quoting.verdict_probabilities == plain.verdict_probabilities
         answer = json.loads(quoting.text)
         assert answer[next(iter(answer))] is True  # at threshold 0.01
-        assert answer["reason"] in [as_quote(s, quoting_from) for s in claims_of(text)]
+        assert answer["reason"] in [
+            as_quote(s, quoting_from) for s in claims_of(text, clock_always_ends=False)
+        ]

@@ -30,7 +30,7 @@ ASKED_OF_A_CLAIM = "Is every fact in this sentence supported by the document? An
 
 
 def judge() -> ScriptedJudge:
-    claims = claims_of(SUMMARY)
+    claims = claims_of(SUMMARY, clock_always_ends=False)
     return ScriptedJudge(
         alignment=[
             {"claim": claims[0], "supported": True, "reason": "The source states the vote."},
@@ -60,7 +60,7 @@ def test_each_claim_and_question_is_a_request_of_its_own():
     assert steps == ["preprocess", "preprocess", "preprocess", "analyze", "analyze", "reason"]
     questions, *claims = j.requests[:3]
     assert list(questions.output_schema["properties"]) == ["questions"]
-    for request, claim in zip(claims, claims_of(SUMMARY), strict=True):
+    for request, claim in zip(claims, claims_of(SUMMARY, clock_always_ends=False), strict=True):
         assert list(request.output_schema["properties"]) == ["supported", "reason"]
         assert request.text().endswith(f"{claim}\n\n" + ASKED_OF_A_CLAIM)
     for request, question in zip(j.requests[3:5], QUESTIONS, strict=True):
@@ -139,8 +139,8 @@ def test_questions_of_facts_are_the_products_choice_and_need_no_request():
     clause in the source's words, and sends no request for the judge to choose them."""
     from offline_scorer.scorers.summarization.facts import fact_questions
 
-    asked = fact_questions(SOURCE, 2)
-    claims = claims_of(SUMMARY)
+    asked = fact_questions(SOURCE, 2, clock_always_ends=False)
+    claims = claims_of(SUMMARY, clock_always_ends=False)
     j = ScriptedJudge(
         alignment=[
             {"claim": claims[0], "supported": True, "reason": "The source states the vote."},

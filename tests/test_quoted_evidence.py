@@ -19,6 +19,7 @@ from offline_scorer.scorers.summarization.evidence import (
 from offline_scorer.scorers.summarization.grounding import claims_of
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.readable import problem
+from offline_scorer.scorers.summarization.reason_checks import Allowance, Judging
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 from offline_scorer.scorers.summarization.sentence import vocabulary_of
 from offline_scorer.testing import ScriptedJudge
@@ -29,14 +30,14 @@ SOURCE = (
     "A free shuttle will run every 20 minutes."
 )
 SUMMARY = "The council voted to close the bridge. A shuttle will run every hour."
-CLAIMS = claims_of(SUMMARY)
+CLAIMS = claims_of(SUMMARY, clock_always_ends=False)
 QUESTIONS = [
     "Is it true that the council voted 7 to 2 to close the bridge from April 3?",
     "Is it true that a free shuttle will run every 20 minutes?",
     "Is it true that repairs will cost 2.4 million dollars?",
 ]
 VOTE_IN_SUMMARY = as_quote(CLAIMS[0], "summary")
-VOTE_IN_SOURCE = as_quote(claims_of(SOURCE)[0], "source")
+VOTE_IN_SOURCE = as_quote(claims_of(SOURCE, clock_always_ends=False)[0], "source")
 
 
 def scored(claim_reasons: list[str], reasons: list[str], answered: list[bool]):
@@ -98,10 +99,12 @@ def test_the_grammar_offers_exactly_the_quotes_the_reader_checks_would_show():
         "The 1961 bridge will close for eleven weeks. Traffic will use the crossing. Dear John,"
     )
     question = "Is it true that the crossing, built in 1961, will remain shut for eleven weeks?"
-    offered = quotable(question, summary)
-    assert offered == (claims_of(summary)[0],)
-    for sentence in claims_of(summary):
-        assert (quote_problem(sentence, question, summary) is None) == (sentence in offered)
+    offered = quotable(question, summary, clock_always_ends=False)
+    assert offered == (claims_of(summary, clock_always_ends=False)[0],)
+    for sentence in claims_of(summary, clock_always_ends=False):
+        assert (quote_problem(sentence, question, summary, clock_always_ends=False) is None) == (
+            sentence in offered
+        )
 
 
 def test_a_quote_about_its_subject_is_shown_as_the_judges():
@@ -123,9 +126,11 @@ def test_a_quote_of_another_fact_is_replaced_and_marked():
 
 def test_a_quote_of_words_its_text_does_not_hold_is_not_a_quote():
     invented = 'The summary says: "The council voted 7 to 2 to close the bridge."'
-    assert quoted(invented, SUMMARY, "summary") is None
-    assert quoted(VOTE_IN_SOURCE, SOURCE, "summary") is None  # the source is not the summary
-    assert quoted(VOTE_IN_SUMMARY, SUMMARY, "summary") == CLAIMS[0]
+    assert quoted(invented, SUMMARY, "summary", clock_always_ends=False) is None
+    assert (
+        quoted(VOTE_IN_SOURCE, SOURCE, "summary", clock_always_ends=False) is None
+    )  # the source is not the summary
+    assert quoted(VOTE_IN_SUMMARY, SUMMARY, "summary", clock_always_ends=False) == CLAIMS[0]
     _, result = scored(
         [VOTE_IN_SUMMARY, VOTE_IN_SOURCE],  # a claim's quote must be of the source
         [invented, invented, "The summary gives no cost."],
@@ -138,11 +143,13 @@ def test_a_quote_of_words_its_text_does_not_hold_is_not_a_quote():
 def test_a_quote_further_from_its_subject_than_another_sentence_is_refused():
     summary = "The 1961 bridge will close for eleven weeks. Traffic will use the crossing."
     question = "Is it true that the crossing, built in 1961, will remain shut for eleven weeks?"
-    weeks, traffic = (as_quote(s, "summary") for s in claims_of(summary))
+    weeks, traffic = (as_quote(s, "summary") for s in claims_of(summary, clock_always_ends=False))
     vocabulary = vocabulary_of(summary, question)
 
     def why(text: str) -> str | None:
-        found = problem(text, 40, vocabulary, summary, question, True, summary, "summary")
+        found = problem(
+            text, Allowance(40, vocabulary, summary), Judging(question, True, summary, "summary")
+        )
         return None if found is None else found.check
 
     assert why(weeks) is None

@@ -9,6 +9,7 @@ import pytest
 
 from offline_scorer.scorers.summarization.describe import describe
 from offline_scorer.scorers.summarization.readable import problem
+from offline_scorer.scorers.summarization.reason_checks import Allowance, Judging
 from offline_scorer.scorers.summarization.refusal import watch
 from offline_scorer.scorers.summarization.schemas import MAX_REASON_WORDS
 from offline_scorer.scorers.summarization.sentence import GENERIC, vocabulary_of
@@ -55,7 +56,7 @@ CUT = "The source says the ferry left Port Alder, with passengers, at May."
 )
 def test_a_text_is_shown_only_when_it_reads_as_whole_sentences(text: str, why: str | None) -> None:
     assert len(CUT.split()) == 12
-    found = problem(text, 12, WORDS, SOURCE)
+    found = problem(text, Allowance(12, WORDS, SOURCE))
     assert (found is None) if why is None else (why in str(found)), found
 
 
@@ -76,7 +77,7 @@ CLAIM = "A ferry left Port Alder with passengers."
 def test_a_reason_must_agree_with_its_verdict_and_speak_of_its_subject(
     text: str, verdict: bool, why: str | None
 ) -> None:
-    found = problem(text, MAX_REASON_WORDS, WORDS, SOURCE, CLAIM, verdict)
+    found = problem(text, Allowance(MAX_REASON_WORDS, WORDS, SOURCE), Judging(CLAIM, verdict))
     assert (found is None) if why is None else (why in str(found)), found
 
 
@@ -98,7 +99,11 @@ def test_an_affirming_reason_speaks_of_what_its_text_holds(
     summary: str, text: str, verdict: bool, why: str | None
 ) -> None:
     words = vocabulary_of(summary, QUESTION)
-    found = problem(text, MAX_REASON_WORDS, words, summary, QUESTION, verdict, grounds=summary)
+    found = problem(
+        text,
+        Allowance(MAX_REASON_WORDS, words, summary),
+        Judging(QUESTION, verdict, grounds=summary),
+    )
     assert (found is None) if why is None else (why in str(found)), found
 
 
@@ -118,7 +123,7 @@ def test_a_denying_word_the_subject_writes_is_not_a_denial(
     text: str, verdict: bool, why: str | None
 ) -> None:
     words = vocabulary_of(SOURCE, NEGATED)
-    found = problem(text, MAX_REASON_WORDS, words, SOURCE, NEGATED, verdict)
+    found = problem(text, Allowance(MAX_REASON_WORDS, words, SOURCE), Judging(NEGATED, verdict))
     assert (found is None) if why is None else (why in str(found)), found
 
 
@@ -126,16 +131,18 @@ def test_a_loop_is_read_over_words_and_numbers() -> None:
     source = "The council voted 7 to 2 to close the bridge."
     words = vocabulary_of(source)
     shown = "The source says the council voted 7 to 2 to close the bridge."
-    assert problem(shown, MAX_REASON_WORDS, words, source) is None
+    assert problem(shown, Allowance(MAX_REASON_WORDS, words, source)) is None
     looped = "The source says the council voted to to close the bridge."
-    assert "repeats" in str(problem(looped, MAX_REASON_WORDS, words, source))
+    assert "repeats" in str(problem(looped, Allowance(MAX_REASON_WORDS, words, source)))
 
 
 def test_fact_nouns_count_in_what_a_reason_says_its_text_holds() -> None:
     question = "Is it true that the ferry's phone number will not change?"
     text = "The summary states that the ferry's phone number will not change."
     words = vocabulary_of(SUMMARY, question)
-    found = problem(text, MAX_REASON_WORDS, words, SUMMARY, question, True, grounds=SUMMARY)
+    found = problem(
+        text, Allowance(MAX_REASON_WORDS, words, SUMMARY), Judging(question, True, grounds=SUMMARY)
+    )
     assert "holds" in str(found), found
 
 
@@ -156,7 +163,11 @@ def test_an_affirming_reason_states_only_numbers_its_text_holds(text: str, why: 
     words = vocabulary_of(summary, question)
     # the question's numbers may be stated (numbers_from), but the reason says the summary holds it
     numbers_from = f"{summary}\n{question}"
-    found = problem(text, MAX_REASON_WORDS, words, numbers_from, question, True, grounds=summary)
+    found = problem(
+        text,
+        Allowance(MAX_REASON_WORDS, words, numbers_from),
+        Judging(question, True, grounds=summary),
+    )
     assert (found is None) if why is None else (why in str(found)), found
 
 
@@ -182,7 +193,11 @@ def test_an_affirming_reason_gives_no_other_number_in_place_of_its_subjects(
 ) -> None:
     claim = SOUP_CLAIM if why else "Hanne Lorimer's lentil soup takes about 50 minutes."
     words = vocabulary_of(SOUP_SOURCE, claim, "matches the summary")
-    found = problem(text, MAX_REASON_WORDS, words, SOUP_SOURCE, claim, True, grounds=SOUP_SOURCE)
+    found = problem(
+        text,
+        Allowance(MAX_REASON_WORDS, words, SOUP_SOURCE),
+        Judging(claim, True, grounds=SOUP_SOURCE),
+    )
     assert (found is None) if why is None else (why in str(found)), found
 
 
@@ -194,8 +209,8 @@ def test_numbers_are_read_in_words_and_digits() -> None:
 def test_words_of_the_inputs_in_any_script_are_allowed() -> None:
     words = vocabulary_of("\u041f\u0430\u0440\u043e\u043c \u0432\u044b\u0448\u0435\u043b.", SUMMARY)
     text = "The source says \u043f\u0430\u0440\u043e\u043c \u0432\u044b\u0448\u0435\u043b."
-    assert problem(text, 20, words, "") is None
-    assert problem(text, 20, GENERIC, "") is not None
+    assert problem(text, Allowance(20, words, "")) is None
+    assert problem(text, Allowance(20, GENERIC, "")) is not None
 
 
 def _judge(
@@ -273,7 +288,7 @@ def test_reason_bound_is_the_decoding_bound() -> None:
     words += " date names number figures amount place time"
     text = f"The {words}."
     assert len(text.split()) == MAX_REASON_WORDS
-    assert "word bound" in str(problem(text, MAX_REASON_WORDS, GENERIC, ""))
+    assert "word bound" in str(problem(text, Allowance(MAX_REASON_WORDS, GENERIC, "")))
 
 
 def test_an_unknown_free_text_style_is_one_line(tmp_path) -> None:
@@ -290,19 +305,23 @@ def test_an_unknown_free_text_style_is_one_line(tmp_path) -> None:
 def test_a_reason_must_judge_and_be_about_its_subject() -> None:
     numbers = SOURCE
     assert "says nothing about" in str(
-        problem("The ferry passengers are at Port Alder.", 20, WORDS, numbers)
+        problem("The ferry passengers are at Port Alder.", Allowance(20, WORDS, numbers))
     )
     assert "copies a question" in str(
-        problem("Is it true that the source says the ferry left.", 20, WORDS, numbers)
+        problem("Is it true that the source says the ferry left.", Allowance(20, WORDS, numbers))
     )
     assert "repeats itself" in str(
-        problem("The source says the the ferry left.", 20, WORDS, numbers)
+        problem("The source says the the ferry left.", Allowance(20, WORDS, numbers))
     )
     about_rain = "Is it true that it rained at sea?"
     assert "is not about what it judges" in str(
-        problem("The source says the ferry left Port Alder.", 20, WORDS, numbers, about_rain)
+        problem(
+            "The source says the ferry left Port Alder.",
+            Allowance(20, WORDS, numbers),
+            Judging(about_rain),
+        )
     )
-    assert problem(GOOD, 20, WORDS, numbers, SUMMARY) is None
+    assert problem(GOOD, Allowance(20, WORDS, numbers), Judging(SUMMARY)) is None
 
 
 def _scored_zero_by_coverage(explanation: str) -> dict:
@@ -346,8 +365,10 @@ def test_an_explanation_that_misstates_the_result_is_replaced(explanation: str) 
 
 
 def test_a_refusal_is_counted_under_its_check_whatever_word_it_quotes():
-    cut = problem("The summary states the facts of the source and.", 60, WORDS, SOURCE)
-    other = problem("The summary states the facts of the source with.", 60, WORDS, SOURCE)
+    cut = problem("The summary states the facts of the source and.", Allowance(60, WORDS, SOURCE))
+    other = problem(
+        "The summary states the facts of the source with.", Allowance(60, WORDS, SOURCE)
+    )
     assert cut is not None and other is not None and cut != other
     assert cut.check == other.check == "ends on a word a sentence cut short ends on"
     assert (cut.detail, other.detail) == ("'and'", "'with'")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from offline_scorer.judging.protocol import Completion, JudgeIdentity
-from offline_scorer.scorers.summarization.misstated_result import misstates
+from offline_scorer.scorers.summarization.misstated_result import ExplainedResult, misstates
 from offline_scorer.serve.mastra_reason import (
     GivenResult,
     read_given,
@@ -135,12 +135,12 @@ def test_a_share_the_axes_hold_passes_and_one_they_do_not_is_refused() -> None:
     said = (
         "The score is 0.67 because coverage was the weaker axis: the summary answers {} questions."
     )
-    assert misstates(said.format("2 of 3"), 0.67, "coverage", (1.0, 0.67)) is None
-    refusal = misstates(said.format("2 of 4"), 0.67, "coverage", (1.0, 0.67))
+    assert misstates(said.format("2 of 3"), ExplainedResult(0.67, "coverage", (1.0, 0.67))) is None
+    refusal = misstates(said.format("2 of 4"), ExplainedResult(0.67, "coverage", (1.0, 0.67)))
     assert refusal is not None and refusal.detail == "2 of 4"
     # a count of the pair's own facts is not a share of claims or questions
     fact = "The score is 0.67 because coverage was the weaker axis: 2 of 9 beams were worn."
-    assert misstates(fact, 0.67, "coverage", (1.0, 0.67)) is None
+    assert misstates(fact, ExplainedResult(0.67, "coverage", (1.0, 0.67))) is None
 
 
 @pytest.mark.parametrize("name", ["inline-3", "native-3"])
@@ -174,7 +174,7 @@ def test_a_count_is_checked_against_the_share_of_its_own_axis(said: str, wrong: 
     """Questions answered are coverage's share, claims supported alignment's; a share of none is
     none exactly (the default judge wrote "answers 2 of 40,000 questions" for a coverage of 0)."""
     text = f"The score is 0 because coverage was the weaker axis: {said}."
-    refusal = misstates(text, 0.0, "coverage", (1.0, 0.0))
+    refusal = misstates(text, ExplainedResult(0.0, "coverage", (1.0, 0.0)))
     assert (refusal.detail if refusal else None) == wrong
 
 
@@ -207,7 +207,7 @@ def test_an_explanation_that_contradicts_a_whole_axis_is_refused(
     """Alignment is 1 here (no claim is listed as unsupported): an explanation saying a claim
     is unsupported contradicts the figures, as the default judge's did through Mastra."""
     text = f"The score is 0.57 because coverage was the weaker axis: {said}."
-    refusal = misstates(text, 0.57, "coverage", (1.0, 0.57))
+    refusal = misstates(text, ExplainedResult(0.57, "coverage", (1.0, 0.57)))
     assert (refusal is None) == (check is None)
     assert refusal is None or check is None or refusal.check.startswith(check)
 
@@ -227,6 +227,7 @@ def test_an_explanation_that_says_the_summary_answers_at_a_coverage_of_0_is_refu
     """The default judge wrote "the summary answers 2023 as the opening date" through Mastra
     for a summary that, by the judge's own verdicts, answers no question."""
     refusal = misstates(
-        f"The score is 0 because coverage was the weaker axis: {said}.", 0.0, "coverage", (1.0, 0.0)
+        f"The score is 0 because coverage was the weaker axis: {said}.",
+        ExplainedResult(0.0, "coverage", (1.0, 0.0)),
     )
     assert (refusal is not None) == refused

@@ -4,7 +4,7 @@ Mastra's reason step asks the judge to explain a result Mastra computed: its pro
 score, both axes and the claims and questions behind them. The judge's reply is decoded under
 a grammar (`mastra._reason`), which bounds its form, but a grammar cannot tell a true sentence
 from "the summary answers 2 of 40,000 Lumenwick portable lamps are being recalled". So the
-reply is read by the library's own checks (`readable.problem`, `misstated_result.misstates`)
+reply is read by the library's own checks (`explanation_checks.EXPLANATION_CHECKS`)
 against the result read back from the prompt; one that fails is replaced by a sentence written
 from that result, in Mastra's form, that says it is offline-scorer's and why the judge's was not
 shown. The checks read only the prompt and the reply, so a replayed run prints the same bytes.
@@ -15,8 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from offline_scorer.scorers.summarization.misstated_result import misstates
-from offline_scorer.scorers.summarization.readable import problem
+from offline_scorer.scorers.summarization.explanation_checks import explanation_problem
+from offline_scorer.scorers.summarization.misstated_result import ExplainedResult
+from offline_scorer.scorers.summarization.reason_checks import Allowance
 from offline_scorer.scorers.summarization.refusal import Refusal, noted
 from offline_scorer.scorers.summarization.rule import LimitingAxis, limiting_axis
 from offline_scorer.scorers.summarization.schemas import word_bounds
@@ -160,10 +161,7 @@ def _listed(block: str) -> tuple[str, ...]:
 def reason_problem(given: GivenResult, text: str) -> Refusal | None:
     """Why Mastra may not print `text` as the judge's (None: it may): the library's checks of
     an explanation, against the figures Mastra gave."""
-    return problem(
-        text, given.max_words, given.vocabulary, given.figures, given.figures
-    ) or misstates(
-        text,
+    result = ExplainedResult(
         given.score_value,
         given.limiting_axis,
         (given.alignment, given.coverage),
@@ -172,6 +170,8 @@ def reason_problem(given: GivenResult, text: str) -> Refusal | None:
         pair=given.texts,
         unsupported=given.unsupported,
     )
+    allowed = Allowance(given.max_words, given.vocabulary, given.figures)
+    return explanation_problem(text, allowed, given.figures, result)
 
 
 def shown_reason(given: GivenResult, text: str) -> str:

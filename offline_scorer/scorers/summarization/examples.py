@@ -7,7 +7,8 @@ sentences, questions the source's), so the files show them for this pair.
 from __future__ import annotations
 
 from offline_scorer.judging.protocol import JudgeRequest
-from offline_scorer.scorers.summarization.options import DEFAULT_MAX_QUESTIONS
+from offline_scorer.scorers.summarization.asking import Asking
+from offline_scorer.scorers.summarization.options import DEFAULT_MAX_QUESTIONS, ScorerOptions
 from offline_scorer.scorers.summarization.prompts import (
     analyze_request,
     preprocess_request,
@@ -24,7 +25,8 @@ EXAMPLE_SUMMARY = "The Kellow Island ferry runs twice daily. Children under ten 
 
 def example_requests() -> dict[str, JudgeRequest]:
     """File stem -> request, for the example pair (two questions asked in the analyze step)."""
-    pre = preprocess_request(EXAMPLE_SOURCE, EXAMPLE_SUMMARY, DEFAULT_MAX_QUESTIONS)
+    asking = Asking.of(ScorerOptions())  # the default options' requests
+    pre = preprocess_request(EXAMPLE_SOURCE, EXAMPLE_SUMMARY, DEFAULT_MAX_QUESTIONS, asking)
     assert pre.output_schema is not None
     questions = list(pre.output_schema["properties"]["questions"]["items"]["enum"][:2])
     return {

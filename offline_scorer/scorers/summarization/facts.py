@@ -30,34 +30,27 @@ from dataclasses import dataclass
 
 from offline_scorer.scorers.summarization.grounding import QUESTION_FRAME, content_words, sentences
 from offline_scorer.scorers.summarization.known_words import LATIN, is_word
+from offline_scorer.scorers.summarization.lexicon import (
+    ASKING,
+    AUXILIARIES,
+    COORDINATORS,
+    FILLERS,
+    FOLLOWS_A_VERB,
+    IRREGULAR_PAST,
+    NEVER_LAST,
+    NOT_IN_A_SUBJECT,
+    OPENERS,
+    PRONOUNS,
+    TOKEN,
+    tokens,
+)
 from offline_scorer.scorers.summarization.stems import stem
 
-AUXILIARIES = frozenset(
-    """am is are was were be been being has have had do does did will would shall should can
-    could may might must""".split()  # noqa: SIM905 - a word list reads better as text
-)
-"""Words that open a predicate: a conjunct starting with one shares the clause's subject."""
-IRREGULAR_PAST = frozenset(
-    """said found made took gave went came became began brought bought built kept left lost met
-    paid put ran saw sent set sold spent stood thought won wrote held led grew knew fell rose
-    told felt heard meant showed shown chose drove ate drank flew forgot got hid hung laid lay
-    paid rode rang sang sat slept spoke stole struck swore swam taught tore threw understood
-    woke wore withdrew""".split()  # noqa: SIM905
-)
-"""Common past forms that do not end in -ed: a conjunct opening with one is a predicate."""
-COORDINATORS = frozenset({"and", "but", "while", "whereas", "yet"})
-"""Words that, after a comma, may join two clauses."""
-PRONOUNS = frozenset(
-    """it its they them their he him his she her this that these those which who whom whose we
-    us our i me my you your one""".split()  # noqa: SIM905
-)
-"""A clause opening with one of these says nothing readable on its own ("it will close")."""
 MIN_FACT_CONTENT_WORDS = 3
 """A piece cut from a sentence must keep this many content words, or the cut is not made."""
 _JOIN = re.compile(r"(?:;\s+|,\s+(?P<word>[A-Za-z]+)\s+|\s+and\s+(?=(?P<aux>[a-z]+)\b))")
 """Where a sentence may be cut: a semicolon; a comma and a coordinating word; "and" before an
 auxiliary without a comma ("will open at six and will sell bread")."""
-_TOKEN = re.compile(r"[^\W_]+(?:['\u2019.-][^\W_]+)*")
 _SPEAKER = re.compile(r"^(?P<speaker>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,3}): (?P<said>\S.*)$")
 """A transcript line's speaker: one to four capitalised words and a colon ("Project Manager:")."""
 _PAIRS = (("(", ")"), ("[", "]"), ("\u201c", "\u201d"))
@@ -85,21 +78,6 @@ class Fact:
         return f"{QUESTION_FRAME}{body}{'.' if body.endswith(('a.m', 'p.m')) else ''}?"
 
 
-def _tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text.lower().replace("\u2019", "'"))
-
-
-_FOLLOWS_A_VERB = frozenset(
-    """a an the this that these those its their his her our my your to by in on at for with from
-    into of up down out""".split()  # noqa: SIM905
-)
-"""Words that follow a past form used as a verb ("reported a balance"), not as an adjective
-("the damaged section")."""
-_NOT_IN_A_SUBJECT = frozenset({"to", "that", "than", "when", "where", "if", "because", "not"})
-"""A subject holds no infinitive or clause: words before a verb the rules cannot see ("The
-students plan to repeat ...")."""
-
-
 def _verb_at(words: list[str], at: int) -> bool:
     """Whether words[at] can only be read as a verb that opens a predicate: an auxiliary, a
     common irregular past form, or a past form in -ed followed by a word that follows verbs."""
@@ -107,13 +85,13 @@ def _verb_at(words: list[str], at: int) -> bool:
     if word in AUXILIARIES or word in IRREGULAR_PAST:
         return True
     regular = len(word) > 4 and word.endswith("ed") and not word.endswith("eed")
-    return regular and at + 1 < len(words) and words[at + 1] in _FOLLOWS_A_VERB
+    return regular and at + 1 < len(words) and words[at + 1] in FOLLOWS_A_VERB
 
 
 def _subject(clause: str) -> str | None:
     """The words before the clause's first verb (`_verb_at`), when they read as a subject: a
     few words, not a lone pronoun, no infinitive or clause in them, brackets balanced."""
-    matches = list(_TOKEN.finditer(clause.lower().replace("\u2019", "'")))
+    matches = list(TOKEN.finditer(clause.lower().replace("\u2019", "'")))
     words = [m.group() for m in matches]
     for at in range(min(len(words), 14)):
         if _verb_at(words, at):
@@ -121,7 +99,7 @@ def _subject(clause: str) -> str | None:
             head = words[:at]
             if not head or (len(head) == 1 and head[0] in PRONOUNS):
                 return None
-            if _NOT_IN_A_SUBJECT.intersection(head) or not _balanced(subject):
+            if NOT_IN_A_SUBJECT.intersection(head) or not _balanced(subject):
                 return None
             return subject
     return None
@@ -149,16 +127,16 @@ def _opens_clause(conjunct: str) -> bool:
     appointments will be transferred", not "drainage channels along the damaged section" nor
     "advanced analytics, EcoGenius can ...")."""
     head = conjunct.split(",", 1)[0]
-    words = _tokens(conjunct)[:6]
+    words = tokens(conjunct)[:6]
     if not words or words[0] in PRONOUNS or _verb_at(words, 0):
         return False
-    return any(w in AUXILIARIES or w in IRREGULAR_PAST for w in _tokens(head)[1:6])
+    return any(w in AUXILIARIES or w in IRREGULAR_PAST for w in tokens(head)[1:6])
 
 
 def _has_verb(text: str) -> bool:
     """Whether a piece holds a word the rules read as a verb: a cut leaves a clause on its
     left, not a phrase ("with features such as real-time monitoring")."""
-    words = _tokens(text)
+    words = tokens(text)
     return any(_verb_at(words, at) for at in range(len(words)))
 
 
@@ -173,7 +151,7 @@ def clauses(sentence: str) -> list[str]:
     for index, cut in enumerate(cuts):
         end = cuts[index + 1].start() if index + 1 < len(cuts) else len(body)
         conjunct = body[cut.end() : end]
-        words = _tokens(conjunct)
+        words = tokens(conjunct)
         shares_subject = bool(words) and _verb_at(words, 0)
         if shares_subject and subject is not None and (cut.group("word") or "") != "while":
             piece = f"{subject} {conjunct}"
@@ -203,24 +181,11 @@ def _may_cut(match: re.Match[str]) -> bool:
     return following is None or following in AUXILIARIES or following in IRREGULAR_PAST
 
 
-OPENERS = frozenset("and but so yet well uh um er erm hmm oh okay ok yeah yes lol".split())  # noqa: SIM905
-"""Words that open a spoken or joined sentence without belonging to its fact ("And net income
-...", "Well, but there are two parts ..."): a fact starts after them."""
-NEVER_LAST = frozenset(
-    """a an the and or but nor of to for with from by at in on into about as than that which
-    who whose whom if because while although so um uh er erm my your our their his her its is
-    are was were be been being has have had do does did will would can could should may might
-    must very another any some each every""".split()  # noqa: SIM905
-)
-"""Words a statement cannot end with: a line cut off ("it's not very easy for", "um uh") is no
-fact."""
-
-
 def _without_openers(text: str) -> str:
     """`text` from its first word that is not an opener (`OPENERS`), with the comma after one."""
     rest = text
     while True:
-        first = _TOKEN.match(rest)
+        first = TOKEN.match(rest)
         if first is None or first.start() != 0 or first.group().lower() not in OPENERS:
             return rest
         rest = rest[first.end() :].lstrip(" ,")
@@ -229,12 +194,8 @@ def _without_openers(text: str) -> str:
 def is_fragment(fact: str) -> bool:
     """Whether a piece of text is no whole statement: too few words that say something
     (`_content`), a word it cannot end with (`NEVER_LAST`), or brackets or quotes left open."""
-    words = _tokens(fact)
+    words = tokens(fact)
     return not words or words[-1] in NEVER_LAST or not _states(fact)
-
-
-FILLERS = frozenset({"uh", "um", "er", "erm", "hmm", "mm", "uhm"})
-"""Sounds of a speaker thinking, not words of what is said."""
 
 
 def _clean_spoken(said: str) -> str:
@@ -260,20 +221,16 @@ def _clean_spoken(said: str) -> str:
     return " ".join(kept).replace(" ,", ",").strip(" ,")
 
 
-_ASKING = frozenset({"why", "how", "does", "do", "did", "is", "are", "can", "could", "would"})
-"""Words a spoken question opens with, when its question mark was not written."""
-
-
 def _asks(said: str) -> bool:
-    words = _tokens(said)
-    return bool(words) and words[0] in _ASKING
+    words = tokens(said)
+    return bool(words) and words[0] in ASKING
 
 
 def _ends_in_a_word(said: str) -> bool:
     """Whether a spoken sentence ends in a whole word: a number, a name, or an English word
     (`known_words`), not a word cut off ("one exa")."""
 
-    found = _TOKEN.findall(said)
+    found = TOKEN.findall(said)
     last = found[-1] if found else ""
     latin = frozenset({LATIN})
     return bool(last) and (not last.isalpha() or last[:1].isupper() or is_word(last, latin))
@@ -301,7 +258,7 @@ def _unwrapped(source: str) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def facts_of(source: str, *, clock_always_ends: bool = False) -> tuple[Fact, ...]:
+def facts_of(source: str, *, clock_always_ends: bool) -> tuple[Fact, ...]:
     """Every fact of the source, in source order, without repeats: the clauses of each sentence
     that states something (`clauses`), each a whole statement (not `is_fragment`); in a
     transcript (`_speakers`), each said sentence with its speaker."""
@@ -339,7 +296,7 @@ def _names(every: Sequence[str]) -> frozenset[str]:
     fact opens with one."""
     found: set[str] = set()
     for sentence in every:
-        found.update(w for w in _TOKEN.findall(sentence)[1:] if w[:1].isupper())
+        found.update(w for w in TOKEN.findall(sentence)[1:] if w[:1].isupper())
     return frozenset(found)
 
 
@@ -347,7 +304,7 @@ def _in_sentence_case(piece: str, names: frozenset[str]) -> str:
     """A fact as it reads after "Is it true that": its first word in lower case unless it is a
     name (`_names`; a word no word list holds: "Ostravel Home ...") or an acronym ("Engineers
     from X inspected" -> "engineers from X ...")."""
-    first = _TOKEN.match(piece)
+    first = TOKEN.match(piece)
     if first is None or first.start() != 0:
         return piece
     word = first.group()
@@ -393,7 +350,7 @@ def chosen(facts: Sequence[Fact], source: str, count: int) -> tuple[Fact, ...]:
 
 
 @functools.lru_cache(maxsize=256)
-def fact_questions(source: str, count: int, *, clock_always_ends: bool = False) -> tuple[str, ...]:
+def fact_questions(source: str, count: int, *, clock_always_ends: bool) -> tuple[str, ...]:
     """The questions coverage asks of a source: its `count` facts of most weight, in source
     order, each as a closed question (cached: replay rebuilds every request)."""
     facts = facts_of(source, clock_always_ends=clock_always_ends)

@@ -12,35 +12,28 @@ from __future__ import annotations
 import functools
 import re
 
+from offline_scorer.scorers.summarization.lexicon import (
+    ABBREVIATIONS,
+    CLOCK,
+    STOPWORDS,
+    TOKEN,
+    tokens,
+)
+
 # Sentence ends: . ! ? (with closing quotes or brackets) followed by space (group 1: what
 # follows the mark), or a line break and the whitespace after it. Both branches start with a
 # rare character rather than a look-behind or a space, which lets the regex engine skip ahead:
 # the split is a fifth of a replayed evaluation of a new document. Spaces before a line break
 # stay with the sentence and go when it is cleaned.
 _SENTENCE_END = re.compile(r"[.!?]([\"')\]]*\s+)|\n\s*")
-_ABBREVIATIONS = frozenset(
-    "mr mrs ms dr prof st jr sr vs etc inc ltd co corp no fig e.g i.e u.s u.k approx est".split()  # noqa: SIM905
-)
-_CLOCK = frozenset(("a.m", "p.m"))
-"""Time-of-day marks: "at 6:30 a.m. on weekdays" goes on, "at 8:15 p.m. The next" ends."""
 _FIRST_AFTER_QUOTES = re.compile(r"[\"'(\u201c\u2018]*(.)", re.DOTALL)
-_WORD = re.compile(r"[^\W_]+(?:['\u2019.-][^\W_]+)*")
-STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers herself him himself his how i if in into is it
-    its itself just me more most my myself no nor not now of off on once only or other our ours
-    ourselves out over own same she should so some such than that the their theirs them
-    themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom why will with would you your yours yourself yourselves
-    true""".split()  # noqa: SIM905 - a word list reads better as text
-)
 QUESTION_FRAME = "Is it true that "
 MIN_QUESTION_CONTENT_WORDS = 4  # shorter source sentences ("Lol.", "Darn. 1:1.") state no fact
 
 
 def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower().replace("\u2019", "'"))
+    """The text's grounding tokens (`lexicon.TOKEN`), in lower case."""
+    return tokens(text)
 
 
 def content_words(text: str) -> list[str]:
@@ -53,7 +46,7 @@ def states_a_fact(sentence: str) -> bool:
     `content_words` counts them), stopping as soon as it has: most sentences reach the count
     within their first few words, and every new source's sentences are counted on replay."""
     count = 0
-    for match in _WORD.finditer(sentence.lower().replace("\u2019", "'")):
+    for match in TOKEN.finditer(sentence.lower().replace("\u2019", "'")):
         if match.group() not in STOPWORDS:
             count += 1
             if count >= MIN_QUESTION_CONTENT_WORDS:
@@ -61,7 +54,7 @@ def states_a_fact(sentence: str) -> bool:
     return False
 
 
-def sentences(text: str, *, clock_always_ends: bool = False) -> list[str]:
+def sentences(text: str, *, clock_always_ends: bool) -> list[str]:
     """The text's sentences, in order, without repeats; abbreviations do not end one, and a
     time's "a.m."/"p.m." ends one only before a capital (or the end of the text).
 
@@ -80,9 +73,9 @@ def sentences(text: str, *, clock_always_ends: bool = False) -> list[str]:
                 tail = text[start:end].rsplit(None, 1)
                 last = tail[-1].rstrip(".") if tail else ""
                 initial = len(last) == 1 and last.isalpha() and last.isupper()
-                if last.lower() in _ABBREVIATIONS or initial:
+                if last.lower() in ABBREVIATIONS or initial:
                     continue  # "Dr. Smith", "J. Smith": not a sentence end
-                if last.lower() in _CLOCK and not (
+                if last.lower() in CLOCK and not (
                     clock_always_ends or _opens_sentence(text, match.end())
                 ):
                     continue  # "7:30 a.m. on Saturdays": the sentence goes on
@@ -92,7 +85,7 @@ def sentences(text: str, *, clock_always_ends: bool = False) -> list[str]:
     out: dict[str, None] = {}
     for piece in pieces:
         cleaned = " ".join(piece.split())
-        if _WORD.search(cleaned):
+        if TOKEN.search(cleaned):
             out.setdefault(cleaned)
     return list(out)
 
@@ -105,19 +98,19 @@ def _opens_sentence(text: str, at: int) -> bool:
 
 
 @functools.lru_cache(maxsize=256)
-def claims_of(summary: str, *, clock_always_ends: bool = False) -> tuple[str, ...]:
+def claims_of(summary: str, *, clock_always_ends: bool) -> tuple[str, ...]:
     """The claims the judge must rule on: each sentence of the summary, once.
 
     Cached (as question_candidates is): replay rebuilds every request of an evaluation."""
     return tuple(sentences(summary, clock_always_ends=clock_always_ends))
 
 
-def as_question(sentence: str, *, clock_always_ends: bool = False) -> str:
+def as_question(sentence: str, *, clock_always_ends: bool) -> str:
     """A closed question answerable "yes" from the sentence it is made from ("... at 8:15
     p.m.?" keeps the time's period, which offline-scorer 0.4 and earlier dropped)."""
     body = sentence.rstrip(" .!?;:")
     last_word = body.rsplit(None, 1)[-1] if body else ""
-    if not clock_always_ends and last_word.lower() in _CLOCK:
+    if not clock_always_ends and last_word.lower() in CLOCK:
         body += "."
     first = body.split(None, 1)[0] if body else ""
     if first.lower() in STOPWORDS and first[:1].isupper() and first[1:] == first[1:].lower():
@@ -126,7 +119,7 @@ def as_question(sentence: str, *, clock_always_ends: bool = False) -> str:
 
 
 @functools.lru_cache(maxsize=256)
-def question_candidates(source: str, *, clock_always_ends: bool = False) -> tuple[str, ...]:
+def question_candidates(source: str, *, clock_always_ends: bool) -> tuple[str, ...]:
     """Every question the judge may ask: one per fact-stating source sentence, in source order.
 
     A source whose sentences are all short offers all of them rather than none.

@@ -16,26 +16,9 @@ import functools
 import unicodedata
 from collections.abc import Iterable
 
+from offline_scorer.scorers.summarization.lexicon import BRITISH_SPELLINGS, CONTRACTION_ENDS
+
 LATIN = "LATIN"
-_CONTRACTION_ENDS = frozenset({"s", "t", "re", "ve", "ll", "d", "m"})
-# British spelling -> the US spelling the list holds (suffix swaps, longest first).
-_BRITISH = (
-    ("isation", "ization"),
-    ("isations", "izations"),
-    ("ising", "izing"),
-    ("ised", "ized"),
-    ("ises", "izes"),
-    ("ise", "ize"),
-    ("yse", "yze"),
-    ("ysed", "yzed"),
-    ("our", "or"),
-    ("ours", "ors"),
-    ("oured", "ored"),
-    ("tre", "ter"),
-    ("tres", "ters"),
-    ("lled", "led"),
-    ("lling", "ling"),
-)
 
 
 def script_of(char: str) -> str | None:
@@ -63,7 +46,7 @@ def _english_word(word: str) -> bool:
     known = _english()
     if word in known:
         return True
-    for british, us in _BRITISH:
+    for british, us in BRITISH_SPELLINGS:
         if word.endswith(british) and word[: -len(british)] + us in known:
             return True
     return False
@@ -83,7 +66,7 @@ def is_word(word: str, scripts: frozenset[str]) -> bool:
     head, tail = parts[0], parts[1:]
     if tail[:1] == ["t"] and head.endswith("n") and not _english_word(head):
         head = head[:-1]  # "doesn't", "isn't": the list holds "does", "is"
-    return _english_word(head) and all(p in _CONTRACTION_ENDS or _english_word(p) for p in tail)
+    return _english_word(head) and all(p in CONTRACTION_ENDS or _english_word(p) for p in tail)
 
 
 def unknown_words(words: Iterable[str], scripts: frozenset[str]) -> list[str]:

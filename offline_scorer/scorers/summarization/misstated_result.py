@@ -3,27 +3,40 @@
 The explanation is the one text whose facts the product computed itself (the score, the axis
 that limits it and the two axes' shares), so unlike a reason it can be checked exactly: "The
 score is 1 because ..." for a score of 0 is refused however well it reads, and so is "the
-summary answers 2 of 40,000 ..." where 2 of 3 questions were answered. Its other checks (whole
-sentences, known words, numbers of the figures) are `readable.problem`'s, as for every text.
+summary answers 2 of 40,000 ..." where 2 of 3 questions were answered. These checks form
+`MISSTATEMENT_CHECKS`; an explanation is first checked as every free text is (whole sentences,
+known words, numbers of the figures), and `explanation_checks.EXPLANATION_CHECKS` joins both.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
 from offline_scorer.scorers.summarization.grounding import content_words
-from offline_scorer.scorers.summarization.refusal import Refusal
-from offline_scorer.scorers.summarization.sentence import JUDGING_WORDS
-from offline_scorer.scorers.summarization.stated_numbers import WORD, numbers_stated
+from offline_scorer.scorers.summarization.lexicon import (
+    AXES,
+    JUDGING_WORDS,
+    LETTER_RUN_PATTERN,
+    NEGATIONS,
+    WORD,
+    number_pattern,
+)
+from offline_scorer.scorers.summarization.refusal import Refusal, first_refusal
+from offline_scorer.scorers.summarization.stated_numbers import numbers_stated
 from offline_scorer.scorers.summarization.stems import stem
 
-_AXES = frozenset({"alignment", "coverage"})
-_SCORE_STATED = re.compile(r"\bscore (?:is|was|of) (\d+(?:\.\d+)?)")
-_COUNT = r"(\d+)\s+(?:out\s+)?of\s+(?:the\s+|its\s+|all\s+)?(\d+(?:,\d{3})*)"
+_SCORE_STATED = re.compile(rf"\bscore (?:is|was|of) ({number_pattern(separators='.', groups='?')})")
+"""A score stated: a number with one decimal point at most ("score is 0.5")."""
+_COUNT = (
+    rf"({number_pattern(separators='')})\s+(?:out\s+)?of\s+(?:the\s+|its\s+|all\s+)?"
+    rf"({number_pattern(separators=',', group_run='{3}')})"
+)
 _SHARE_STATED = re.compile(
     rf"\b(answers|answered|supports|supported|covers|covered)\s+(?:only\s+)?{_COUNT}\b"
-    rf"|\b{_COUNT}\s+(?:[^\W\d_]+\s+)?(claims|questions)\b"
+    rf"|\b{_COUNT}\s+(?:{LETTER_RUN_PATTERN}\s+)?(claims|questions)\b"
 )
 """A count of claims or questions stated as "N of M": "answers 2 of 3 questions", "3 of 4
 claims are supported". Numbers of the pair itself ("2 of 40,000 lamps were recalled") are not
@@ -57,62 +70,118 @@ SHARE_TOLERANCE = 0.005
 """Mastra gives each axis rounded to two decimals: 2 of 3 is its 0.67."""
 
 
-def misstates(
-    text: str,
-    score: float,
-    limiting_axis: str,
-    shares: Sequence[float] = (),
-    failing: Sequence[str] | None = None,
-    figures: str = "",
-    pair: str = "",
-    unsupported: Sequence[str] = (),
-) -> Refusal | None:
+@dataclass(frozen=True)
+class ExplainedResult:
+    """The result an explanation explains: its `score` and `limiting_axis`; the axes' `shares`
+    (alignment, then coverage; none: not checked); with `failing` (the unsupported claims and
+    unanswered questions the result lists; None: not checked), the `figures` whose numbers an
+    explanation may state, the judged texts (`pair`: source and summary) and the `unsupported`
+    claims it may not restate as true."""
+
+    score: float
+    limiting_axis: str
+    shares: Sequence[float] = ()
+    failing: Sequence[str] | None = None
+    figures: str = ""
+    pair: str = ""
+    unsupported: Sequence[str] = ()
+
+
+class Explains(Protocol):
+    """An explanation under check: its text and the result it explains."""
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def result(self) -> ExplainedResult: ...
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """An explanation and the result it explains, as `MISSTATEMENT_CHECKS` read them."""
+
+    text: str
+    result: ExplainedResult
+
+
+def misstates(text: str, result: ExplainedResult) -> Refusal | None:
     """Why an explanation misstates the result (None: it does not): it gives the score as
     another of the figures ("The score is 1" when it is 0), names only the axis that does not
     limit it ("coverage was the weaker axis" when alignment was), states a count of claims or
-    questions that is not its axis's share (`shares`: alignment, then coverage), or says a
-    claim is unsupported (a question left open) where every one is supported (answered), or
-    supported (answered) where none is: "the summary answers 2019 ..., which is not supported
-    by the source" for an alignment of 1, "the summary answers 2023 as the opening date" for
-    a coverage of 0. With `failing` (the unsupported claims and unanswered questions the
-    result lists), what it says of the judged texts (`pair`) must be carried by them, and its
-    numbers be theirs or the `figures` (`uncarried`), and it may not restate one of the
-    `unsupported` claims as if it were true (`restates_unsupported`)."""
-    found = _misstated_figures(text, score, limiting_axis, shares)
-    if found is None and failing is not None:
-        found = uncarried(text, failing, figures, pair)
-    if found is None:
-        found = restates_unsupported(text, unsupported)
-    if found is None and failing is not None:
-        left_out = [item for item in failing if item not in unsupported]
-        found = turns_failing_around(text, unsupported, left_out)
-    return found
+    questions that is not its axis's share, or says a claim is unsupported (a question left
+    open) where every one is supported (answered), or supported (answered) where none is: "the
+    summary answers 2019 ..., which is not supported by the source" for an alignment of 1, "the
+    summary answers 2023 as the opening date" for a coverage of 0. With the result's failing
+    claims and questions, what it says of the judged texts must be carried by them, and its
+    numbers be theirs or the figures (`uncarried`), and it may not restate an unsupported
+    claim as if it were true (`restates_unsupported`). The checks are `MISSTATEMENT_CHECKS`."""
+    return first_refusal(MISSTATEMENT_CHECKS, Explanation(text, result))
 
 
-def _misstated_figures(
-    text: str, score: float, limiting_axis: str, shares: Sequence[float]
-) -> Refusal | None:
-    """`misstates`'s checks of the figures, the axis and what the axes say."""
-    lowered = text.lower()
-    stated = _SCORE_STATED.findall(lowered)
+def gives_another_score(e: Explains) -> Refusal | None:
+    """ "The score is 1" when it is 0."""
+    score = e.result.score
+    stated = _SCORE_STATED.findall(e.text.lower())
     if any(float(value) != score for value in stated):
         return Refusal("gives another score", f"{stated[0]} where it is {score:g}")
-    wrong_share = _wrong_share(lowered, shares)
+    return None
+
+
+def states_a_wrong_share(e: Explains) -> Refusal | None:
+    """ "answers 2 of 4 questions" where the coverage is 2 of 3."""
+    wrong_share = _wrong_share(e.text.lower(), e.result.shares)
     if wrong_share is not None:
         return Refusal("states a count of claims or questions the figures do not give", wrong_share)
-    if shares and shares[0] >= 1 and _says(_SAYS_UNSUPPORTED, lowered):
+    return None
+
+
+def unsupported_where_all_are(e: Explains) -> Refusal | None:
+    """An unsupported claim where the source supports every one."""
+    shares = e.result.shares
+    if shares and shares[0] >= 1 and _says(_SAYS_UNSUPPORTED, e.text.lower()):
         return Refusal("says a claim is unsupported where the source supports every claim")
-    if shares and shares[1] >= 1 and _says(_SAYS_UNANSWERED, lowered):
+    return None
+
+
+def open_where_all_are_answered(e: Explains) -> Refusal | None:
+    """A question left open where the summary answers every one."""
+    shares = e.result.shares
+    if shares and shares[1] >= 1 and _says(_SAYS_UNANSWERED, e.text.lower()):
         return Refusal("says the summary leaves a question open where it answers every one")
-    if shares and min(shares) < 1 and _SAYS_NONE_FAILS.search(lowered):
+    return None
+
+
+def none_fails_where_one_does(e: Explains) -> Refusal | None:
+    """ "no unanswered questions" where one is."""
+    shares = e.result.shares
+    if shares and min(shares) < 1 and _SAYS_NONE_FAILS.search(e.text.lower()):
         return Refusal("says no claim or question fails where one does")
-    if shares and shares[0] == 0 and _says(_SAYS_SUPPORTED, lowered, affirmed=True):
+    return None
+
+
+def supported_where_none_is(e: Explains) -> Refusal | None:
+    """A supported claim where the source supports none."""
+    shares = e.result.shares
+    if shares and shares[0] == 0 and _says(_SAYS_SUPPORTED, e.text.lower(), affirmed=True):
         return Refusal("says a claim is supported where the source supports none")
-    if shares and shares[1] == 0 and _says(_SAYS_ANSWERED, lowered, affirmed=True):
+    return None
+
+
+def answered_where_none_is(e: Explains) -> Refusal | None:
+    """An answered question where the summary answers none."""
+    shares = e.result.shares
+    if shares and shares[1] == 0 and _says(_SAYS_ANSWERED, e.text.lower(), affirmed=True):
         return Refusal("says the summary answers a question where it answers none")
-    if limiting_axis not in _AXES:
+    return None
+
+
+def names_the_other_axis(e: Explains) -> Refusal | None:
+    """ "coverage was the weaker axis" when alignment limits the score."""
+    limiting_axis = e.result.limiting_axis
+    if limiting_axis not in AXES:
         return None
-    named = _AXES.intersection(WORD.findall(lowered))
+    named = AXES.intersection(WORD.findall(e.text.lower()))
     if named and limiting_axis not in named:
         return Refusal(
             "names the axis that does not limit the score",
@@ -121,7 +190,43 @@ def _misstated_figures(
     return None
 
 
-_NEGATIONS = frozenset({"no", "not", "never", "nothing", "none", "neither", "nor"})
+def states_what_no_verdict_carries(e: Explains) -> Refusal | None:
+    """`uncarried`, when the result lists its failing claims and questions."""
+    result = e.result
+    if result.failing is None:
+        return None
+    return uncarried(e.text, result.failing, result.figures, result.pair)
+
+
+def restates_an_unsupported_claim(e: Explains) -> Refusal | None:
+    """`restates_unsupported`."""
+    return restates_unsupported(e.text, e.result.unsupported)
+
+
+def turns_a_verdict_around(e: Explains) -> Refusal | None:
+    """`turns_failing_around`, when the result lists its failing claims and questions."""
+    result = e.result
+    if result.failing is None:
+        return None
+    left_out = [item for item in result.failing if item not in result.unsupported]
+    return turns_failing_around(e.text, result.unsupported, left_out)
+
+
+MISSTATEMENT_CHECKS: tuple[Callable[[Explains], Refusal | None], ...] = (
+    gives_another_score,
+    states_a_wrong_share,
+    unsupported_where_all_are,
+    open_where_all_are_answered,
+    none_fails_where_one_does,
+    supported_where_none_is,
+    answered_where_none_is,
+    names_the_other_axis,
+    states_what_no_verdict_carries,
+    restates_an_unsupported_claim,
+    turns_a_verdict_around,
+)
+"""An explanation's checks against the result it explains, in order: the figures, the axis,
+then what it says of the texts."""
 
 
 def _says(phrase: re.Pattern[str], text: str, affirmed: bool = False) -> bool:
@@ -131,9 +236,9 @@ def _says(phrase: re.Pattern[str], text: str, affirmed: bool = False) -> bool:
     for match in phrase.finditer(text):
         before = WORD.findall(text[: match.start()])[-5:]
         after = text[match.end() :].split()[:2]
-        if not _NEGATIONS.isdisjoint(before):
+        if not NEGATIONS.isdisjoint(before):
             continue
-        if affirmed and (not _NEGATIONS.isdisjoint(after) or "0" in after):
+        if affirmed and (not NEGATIONS.isdisjoint(after) or "0" in after):
             continue
         return True
     return False
@@ -250,7 +355,7 @@ def turns_failing_around(
         lowered = sentence.lower()
         for match in _ANSWERS_WHAT.finditer(lowered):
             before = WORD.findall(lowered[: match.start()])[-5:]
-            if _NEGATIONS.isdisjoint(before) and _digits(match.group(1)) & open_numbers:
+            if NEGATIONS.isdisjoint(before) and _digits(match.group(1)) & open_numbers:
                 return Refusal("says the summary answers what a question it leaves out states")
         for about in _CLAIM_ABOUT.finditer(lowered):
             if unsupported and not _digits(about.group(1)) <= claim_numbers:

@@ -21,7 +21,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from offline_scorer.judging.protocol import JudgeRequest, Message, SamplingSettings
-from offline_scorer.scorers.summarization.evidence import as_quote, quotable
+from offline_scorer.scorers.summarization.asking import Asking
+from offline_scorer.scorers.summarization.evidence import (
+    QUOTES_CLOCK_ALWAYS_ENDS,
+    as_quote,
+    quotable,
+)
 from offline_scorer.scorers.summarization.facts import fact_questions
 from offline_scorer.scorers.summarization.grounding import (
     QUESTION_FRAME,
@@ -226,31 +231,28 @@ def sampling(step: str, style: str, threshold: float | None = None) -> SamplingS
 
 
 def _request(
-    step: str,
-    user: str,
-    schema: dict,
-    style: str,
-    threshold: float | None = None,
-    *,
-    rules: bool = True,
+    step: str, user: str, schema: dict, settings: SamplingSettings, *, rules: bool = True
 ) -> JudgeRequest:
-    """A request of `step`; `rules=False` sends the user message alone, under the model's own
-    system prompt: a one-verdict request asked so, as a user would ask it, kept the most of
-    Qwen2.5-Coder-0.5B's signal (docs/judges.md)."""
+    """A request of `step` sampled with `settings` (`sampling`); `rules=False` sends the user
+    message alone, under the model's own system prompt: a one-verdict request asked so, as a
+    user would ask it, kept the most of Qwen2.5-Coder-0.5B's signal (docs/judges.md)."""
     system = (Message("system", SYSTEM),) if rules else ()
     return JudgeRequest(
         step=step,
         messages=(*system, Message("user", user)),
         output_schema=schema,
-        sampling=sampling(step, style, threshold),
+        sampling=settings,
     )
 
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
 def _quotes(subject: str, text: str, name: str, wanted: bool) -> tuple[str, ...]:
     """The reasons quoting each sentence of `text` (named `name`) that may be evidence about
-    `subject` (`quotable`), when quotes are `wanted`."""
-    return tuple(as_quote(s, name) for s in quotable(subject, text)) if wanted else ()
+    `subject` (`quotable`, its sentences cut as quotes always are), when quotes are `wanted`."""
+    if not wanted:
+        return ()
+    found = quotable(subject, text, clock_always_ends=QUOTES_CLOCK_ALWAYS_ENDS)
+    return tuple(as_quote(s, name) for s in found)
 
 
 def _listed(items: Sequence[str], empty: str) -> str:
@@ -273,7 +275,7 @@ def reason_vocabulary(facts: str) -> Vocabulary:
 
 
 def candidates_of(
-    source: str, max_questions: int, unit: str = "sentences", clock_always_ends: bool = True
+    source: str, max_questions: int, unit: str, clock_always_ends: bool
 ) -> tuple[str, ...]:
     """The questions a judge may ask of `source`: every fact-stating sentence (`unit`
     "sentences", the judge choosing up to `max_questions`), or the `max_questions` facts of
@@ -285,18 +287,13 @@ def candidates_of(
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
 def preprocess_request(
-    source: str,
-    summary: str,
-    max_questions: int,
-    style: str = "sentences",
-    threshold: float | None = None,
-    clock_always_ends: bool = True,
-    unit: str = "sentences",
+    source: str, summary: str, max_questions: int, asking: Asking
 ) -> JudgeRequest:
     """The preprocess request (cached, like each step's: a request is a pure function of its
     arguments, read-only, and a process re-scoring a suite builds the same ones again)."""
-    claims = claims_of(summary, clock_always_ends=clock_always_ends)  # a blank one has none
-    candidates = candidates_of(source, max_questions, unit, clock_always_ends)
+    style, cut = asking.style, asking.clock_always_ends
+    claims = claims_of(summary, clock_always_ends=cut)  # a blank one has none
+    candidates = candidates_of(source, max_questions, asking.unit, cut)
     layout = layout_of(style)
     template = _PREPROCESS_OPEN if style == "open" else _PREPROCESS
     user = template.format(
@@ -309,12 +306,13 @@ def preprocess_request(
     )
     vocabulary = preprocess_vocabulary(source, summary)
     schema = preprocess_schema(claims, candidates, max_questions, vocabulary, style, layout)
-    return _request("preprocess", user, schema, style, threshold)
+    settings = sampling("preprocess", style, asking.claim_threshold)
+    return _request("preprocess", user, schema, settings)
 
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
 def questions_request(
-    source: str, max_questions: int, style: str, clock_always_ends: bool = True
+    source: str, max_questions: int, style: str, clock_always_ends: bool
 ) -> JudgeRequest:
     """The coverage questions alone (when each claim is judged in a request of its own)."""
     candidates = question_candidates(source, clock_always_ends=clock_always_ends)
@@ -322,26 +320,20 @@ def questions_request(
         source=source, count=min(max_questions, len(candidates)), frame=QUESTION_FRAME
     )
     schema = questions_schema(candidates, max_questions)
-    return _request("preprocess", user, schema, style, rules=False)
+    return _request("preprocess", user, schema, sampling("preprocess", style), rules=False)
 
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
-def claim_request(
-    source: str,
-    summary: str,
-    claim: str,
-    style: str,
-    threshold: float | None = None,
-    quote_evidence: bool = False,
-) -> JudgeRequest:
-    """One claim's verdict and reason, the source and summary first; `threshold`, when given,
-    is the P(true) its verdict is committed at; with `quote_evidence`, a claim supported is
-    given the source sentence that supports it as its reason (`check_schema`)."""
+def claim_request(source: str, summary: str, claim: str, asking: Asking) -> JudgeRequest:
+    """One claim's verdict and reason, the source and summary first; the claims' threshold,
+    when given, is the P(true) its verdict is committed at; with quoted evidence, a claim
+    supported is given the source sentence that supports it as its reason (`check_schema`)."""
     user = _CLAIM.format(source=source, summary=summary, claim=claim)
     vocabulary = preprocess_vocabulary(source, summary)
-    quotes = _quotes(claim, source, "source", quote_evidence)
-    schema = check_schema(ClaimCheck, vocabulary, style, quotes)
-    return _request("preprocess", user, schema, style, threshold, rules=False)
+    quotes = _quotes(claim, source, "source", asking.quote_evidence)
+    schema = check_schema(ClaimCheck, vocabulary, asking.style, quotes)
+    settings = sampling("preprocess", asking.style, asking.claim_threshold)
+    return _request("preprocess", user, schema, settings, rules=False)
 
 
 def analyze_request(
@@ -368,7 +360,7 @@ def _analyze_request(
     )
     vocabulary = analyze_vocabulary(summary, questions)
     schema = coverage_schema(questions, vocabulary, style, layout)
-    return _request("analyze", user, schema, style, threshold)
+    return _request("analyze", user, schema, sampling("analyze", style, threshold))
 
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
@@ -377,4 +369,4 @@ def reason_request(facts: str, style: str = "sentences", score: str = "") -> Jud
     style explanation."""
     schema = reason_schema(reason_vocabulary(facts), style, score if style == "open" else "")
     template = _REASON_OPEN if style == "open" else _REASON
-    return _request("reason", template.format(facts=facts), schema, style)
+    return _request("reason", template.format(facts=facts), schema, sampling("reason", style))

@@ -11,11 +11,13 @@ from __future__ import annotations
 import functools
 
 from offline_scorer.judging.protocol import JudgeRequest
+from offline_scorer.scorers.summarization.asking import Asking
 from offline_scorer.scorers.summarization.prompts import (
     REQUESTS_KEPT,
     _quotes,
     _request,
     analyze_vocabulary,
+    sampling,
 )
 from offline_scorer.scorers.summarization.schemas import QuestionCheck, _Strict, check_schema
 
@@ -56,22 +58,19 @@ EMPTY_SUMMARY = "N/A"
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
 def question_request(
-    summary: str,
-    question: str,
-    style: str,
-    threshold: float | None = None,
-    quote_evidence: bool = False,
-    stated: bool = False,
+    summary: str, question: str, asking: Asking, threshold: float | None, stated: bool
 ) -> JudgeRequest:
     """One coverage question's verdict and reason, the summary first; `threshold` as in
-    `analyze_request`; with `quote_evidence`, a question answered is given the summary
-    sentence that answers it as its reason (`check_schema`); `stated` asks whether the
-    summary states the fact (`_STATED`, the wording `coverage_baseline` was measured with)."""
+    `analyze_request` (per question: `coverage_baseline` carries it to each question's scale);
+    with quoted evidence, a question answered is given the summary sentence that answers it as
+    its reason (`check_schema`); `stated` asks whether the summary states the fact (`_STATED`,
+    the wording `coverage_baseline` was measured with)."""
     user = (_STATED if stated else _QUESTION).format(summary=summary, question=question)
     vocabulary = analyze_vocabulary(summary, (question,))
-    quotes = _quotes(question, summary, "summary", quote_evidence)
-    schema = check_schema(QuestionCheck, vocabulary, style, quotes)
-    return _request("analyze", user, schema, style, threshold, rules=False)
+    quotes = _quotes(question, summary, "summary", asking.quote_evidence)
+    schema = check_schema(QuestionCheck, vocabulary, asking.style, quotes)
+    settings = sampling("analyze", asking.style, threshold)
+    return _request("analyze", user, schema, settings, rules=False)
 
 
 @functools.lru_cache(maxsize=REQUESTS_KEPT)
@@ -80,4 +79,4 @@ def baseline_request(question: str, style: str) -> JudgeRequest:
     leaning to answer this question whatever a summary says."""
     user = _STATED.format(summary=EMPTY_SUMMARY, question=question)
     schema = {k: v for k, v in AnsweredOnly.model_json_schema().items() if k != "description"}
-    return _request("analyze", user, schema, style, rules=False)
+    return _request("analyze", user, schema, sampling("analyze", style), rules=False)

@@ -2,17 +2,21 @@
 
 One value per check (`check` is a fixed phrase, the same whatever text failed it), so refusals
 can be counted by check (`benchmarks.refusals`) without reading them back out of messages;
-`detail` carries what differs from one refused text to the next (the word, the figures).
+`detail` carries what differs from one refused text to the next (the word, the figures), and
+`by` names the check function that refused (the checks stand in ordered tables, one per kind of
+text: `reason_checks.REASON_CHECKS`, `evidence.QUOTE_CHECKS`,
+`explanation_checks.EXPLANATION_CHECKS`; `first_refusal` runs one).
 Each place that decides whether a person sees a judge's text tells its refusal to `noted`, so a
 bench can `watch` them without reaching into the checks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 
 @dataclass(frozen=True)
@@ -21,6 +25,9 @@ class Refusal:
 
     check: str
     detail: str | None = None
+    by: str | None = field(default=None, compare=False, repr=False)
+    """The name of the check function that refused (set by `first_refusal`): which row of a
+    table a text failed. Not part of what a person reads, nor of equality."""
 
     def __str__(self) -> str:
         return self.check if self.detail is None else f"{self.check}: {self.detail}"
@@ -60,3 +67,18 @@ def noted(refusal: Refusal | None, text: str, subject: str | None) -> Refusal | 
         if refused is not None:
             refused.append(RefusedText(refusal, text, subject))
     return refusal
+
+
+Checked = TypeVar("Checked")
+
+
+def first_refusal(
+    checks: Iterable[Callable[[Checked], Refusal | None]], checked: Checked
+) -> Refusal | None:
+    """The first refusal of a table of checks, run in order, marked with the check's name
+    (`Refusal.by`); None when every check lets the text through."""
+    for check in checks:
+        found = check(checked)
+        if found is not None:
+            return replace(found, by=check.__name__)
+    return None

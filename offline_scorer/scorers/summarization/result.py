@@ -59,12 +59,16 @@ class VerdictProbabilities(_Part):
     def aligned(
         cls,
         threshold: float | None,
-        supported: tuple[float, ...] | None,
-        answered: tuple[float, ...] | None,
-        claims: int,
-        asked: int,
+        found: tuple[tuple[float, ...] | None, tuple[float, ...] | None],
+        counts: tuple[int, int],
         coverage_threshold: float | None = None,
     ) -> VerdictProbabilities:
+        """P(true) of each claim and question as the judge gave them (`found`: supported, then
+        answered; None: none given), fitted to the verdicts' `counts` (claims, then asked
+        questions): cut to the count, or filled with None."""
+        supported, answered = found
+        claims, asked = counts
+
         def fit(values: tuple[float, ...] | None, count: int) -> tuple[float | None, ...]:
             kept = [round(v, PROBABILITY_PLACES) for v in (values or ())[:count]]
             return (*kept, *([None] * (count - len(kept))))

@@ -223,15 +223,16 @@ def word_bounds(style: str) -> tuple[int, int]:
 
 def _text(
     node: dict[str, Any],
-    max_words: int,
-    max_chars: int,
+    bounds: tuple[int, int],
     vocabulary: Vocabulary,
     style: str,
     opening: str,
 ) -> None:
-    """A free text: whole sentences of at most `max_words` words in the inputs' vocabulary; in
-    the "open" style any words in the inputs' letters, and numbers; in the "bounded" style 1 to
-    `max_chars` characters (see `options.FREE_TEXT_STYLES`)."""
+    """A free text: whole sentences of at most `max_words` words (`bounds`: words, then
+    characters) in the inputs' vocabulary; in the "open" style any words in the inputs'
+    letters, and numbers; in the "bounded" style 1 to `max_chars` characters (see
+    `options.FREE_TEXT_STYLES`)."""
+    max_words, max_chars = bounds
     if style == "bounded":
         node.update(minLength=1, maxLength=max_chars)
     elif style == "open":
@@ -264,7 +265,7 @@ def _preprocess_template(vocabulary: Vocabulary, style: str, layout: Layout) -> 
     schema = _schema(preprocess_model(layout))
     reason = _reason_node(schema, "alignment", layout)
     words = word_bounds(style)[0]
-    _text(reason, words, MAX_REASON_CHARS, vocabulary, style, OPENINGS["alignment"])
+    _text(reason, (words, MAX_REASON_CHARS), vocabulary, style, OPENINGS["alignment"])
     return schema
 
 
@@ -344,8 +345,8 @@ def check_schema(
     `quotes`, a verdict of true has one of them as its reason (`evidence.with_quotes`)."""
     schema = _schema(model)
     opening = OPENINGS["alignment" if model is ClaimCheck else "coverage"]
-    _text(schema["properties"]["reason"], word_bounds(style)[0], MAX_REASON_CHARS, vocabulary,
-          style, opening)  # fmt: skip
+    bounds = (word_bounds(style)[0], MAX_REASON_CHARS)
+    _text(schema["properties"]["reason"], bounds, vocabulary, style, opening)
     return with_quotes(schema, quotes)
 
 
@@ -354,7 +355,7 @@ def _coverage_template(vocabulary: Vocabulary, style: str, layout: Layout) -> di
     schema = _schema(coverage_model(layout))
     reason = _reason_node(schema, "coverage", layout)
     words = word_bounds(style)[0]
-    _text(reason, words, MAX_REASON_CHARS, vocabulary, style, OPENINGS["coverage"])
+    _text(reason, (words, MAX_REASON_CHARS), vocabulary, style, OPENINGS["coverage"])
     return schema
 
 
@@ -391,7 +392,7 @@ def reason_schema(
     explanation = schema["properties"]["explanation"]
     words = word_bounds(style)[1]
     opening = f"{OPENINGS['explanation']} is {score} because" if score else OPENINGS["explanation"]
-    _text(explanation, words, MAX_EXPLANATION_CHARS, vocabulary, style, opening)
+    _text(explanation, (words, MAX_EXPLANATION_CHARS), vocabulary, style, opening)
     if style == "bounded":
         explanation["pattern"] = NO_DIGITS_PATTERN
     return schema

@@ -15,9 +15,11 @@ from offline_scorer.formats import SUMMARIZATION_REQUESTS_REVISION
 from offline_scorer.judging.ask import ask
 from offline_scorer.judging.protocol import Completion, Judge, JudgeRequest, TextJudge, as_judge
 from offline_scorer.scorers.summarization import prompts, question_prompts, readable
+from offline_scorer.scorers.summarization.asking import Asking
 from offline_scorer.scorers.summarization.baseline import against_baseline, threshold_on_question
+from offline_scorer.scorers.summarization.explanation_checks import explanation_problem
 from offline_scorer.scorers.summarization.grounding import claims_of
-from offline_scorer.scorers.summarization.misstated_result import misstates
+from offline_scorer.scorers.summarization.misstated_result import ExplainedResult
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.reason import (
     compose_reason,
@@ -26,6 +28,7 @@ from offline_scorer.scorers.summarization.reason import (
     figures_of,
     written_explanation,
 )
+from offline_scorer.scorers.summarization.reason_checks import Allowance
 from offline_scorer.scorers.summarization.refusal import noted
 from offline_scorer.scorers.summarization.result import (
     AnalyzeStepResult,
@@ -124,6 +127,7 @@ class SummarizationScorer:
     def __init__(self, judge: Judge | TextJudge, options: ScorerOptions) -> None:
         self.judge: Judge = as_judge(judge)  # a user's judge may only have `complete`
         self.options = options
+        self.asking = Asking.of(options)  # what the requests depend on, read once
         self._empty: dict[tuple[str, str], float] = {}  # content-free P(answered) by question
 
     def identity(self) -> dict[str, Any]:
@@ -161,28 +165,16 @@ class SummarizationScorer:
         """The claims' verdicts and the coverage questions, in one answer or (one by one) the
         questions first and then a request per claim; questions of facts, one by one, are
         chosen by their weight in the source and need no request."""
-        options = self.options
-        style = options.free_text
-        if options.one_by_one and options.questions == "facts":
-            asked = prompts.candidates_of(
-                source, options.max_questions, "facts", options.clock_always_ends
-            )
+        options, asking = self.options, self.asking
+        style, cut = asking.style, asking.clock_always_ends
+        if options.one_by_one and asking.unit == "facts":
+            asked = prompts.candidates_of(source, options.max_questions, "facts", cut)
             return self._claim_checks(source, summary), list(asked)
         if options.one_by_one:
-            request = prompts.questions_request(
-                source, options.max_questions, style, options.clock_always_ends
-            )
+            request = prompts.questions_request(source, options.max_questions, style, cut)
             chosen, _ = ask(self.judge, request, QuestionsOutput)
             return self._claim_checks(source, summary), list(chosen.questions)
-        request = prompts.preprocess_request(
-            source,
-            summary,
-            options.max_questions,
-            style,
-            options.claim_threshold,
-            options.clock_always_ends,
-            options.questions,
-        )
+        request = prompts.preprocess_request(source, summary, options.max_questions, asking)
         pre, completion = ask(self.judge, request, preprocess_model(layout_of(style)))
         found = _probabilities("preprocess", completion, len(pre.alignment))
         # A blank summary makes no claims, whatever a judge answers (live grammars enforce it).
@@ -190,11 +182,10 @@ class SummarizationScorer:
         return Judged(verdicts, found, completion.verdict_threshold), list(pre.questions)
 
     def _claim_checks(self, source: str, summary: str) -> Judged[ClaimVerdict]:
-        style, threshold = self.options.free_text, self.options.claim_threshold
-        quote = self.options.quote_evidence
+        asking = self.asking
         requests = [
-            (claim, prompts.claim_request(source, summary, claim, style, threshold, quote))
-            for claim in claims_of(summary, clock_always_ends=self.options.clock_always_ends)
+            (claim, prompts.claim_request(source, summary, claim, asking))
+            for claim in claims_of(summary, clock_always_ends=asking.clock_always_ends)
         ]
         return _one_by_one(self.judge, requests, ClaimCheck, ClaimVerdict, "claim")
 
@@ -224,7 +215,7 @@ class SummarizationScorer:
             (
                 q,
                 question_prompts.question_request(
-                    summary, q, style, t, options.quote_evidence, stated=empty is not None
+                    summary, q, self.asking, t, stated=empty is not None
                 ),
             )
             for q, t in zip(asked, at, strict=True)
@@ -284,10 +275,8 @@ class SummarizationScorer:
             )
             probabilities = VerdictProbabilities.aligned(
                 threshold,
-                supported_p[: len(claims)] if supported_p is not None else None,
-                answered_p,
-                len(claims),
-                len(asked),
+                (supported_p[: len(claims)] if supported_p is not None else None, answered_p),
+                (len(claims), len(asked)),
                 coverage_threshold=self.options.coverage_threshold,
             )
         return ScorerResult(
@@ -316,18 +305,17 @@ class SummarizationScorer:
         request = prompts.reason_request(shown, style, repr(outcome.score))
         explained, _ = ask(self.judge, request, ReasonOutput)
         explanation = explained.explanation
-        problem = readable.problem(
-            explanation, words, prompts.reason_vocabulary(shown), figures_of(outcome), shown
-        ) or misstates(
-            explanation,
+        result = ExplainedResult(
             outcome.score,
             outcome.limiting_axis,
             (outcome.alignment, outcome.coverage),
-            failing=failing_items(outcome),
+            failing=tuple(failing_items(outcome)),
             figures=figures_of(outcome),
             pair=f"{source}\n{summary}",
-            unsupported=[c.claim for c in outcome.unsupported_claims],
+            unsupported=tuple(c.claim for c in outcome.unsupported_claims),
         )
+        allowed = Allowance(words, prompts.reason_vocabulary(shown), figures_of(outcome))
+        problem = explanation_problem(explanation, allowed, shown, result)
         if noted(problem, explanation, shown) is not None:
             return written_explanation(outcome), False
         return explanation, True

@@ -23,39 +23,18 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+from offline_scorer.scorers.summarization.lexicon import (
+    GRAMMAR_NUMBER,
+    GRAMMAR_NUMBER_PATTERN,
+    JUDGING_WORDS,
+    LETTER_RUN,
+)
+
 # What may stand between two words of a sentence; a new sentence starts after ". ".
 SEPARATORS = (" ", ", ", "; ", ": ", "-", "'", "\u2019", "/")
 _END = "."  # a reason or an explanation states; it does not ask or exclaim
 MAX_WORD_LETTERS = 30
 """Longer runs of letters are not taken from the inputs as words."""
-_LETTER_RUN = re.compile(r"[^\W\d_]+")
-
-_FUNCTION_TEXT = """a about above after again against all also although an and any are as at be
-because been before being below between both but by can cannot could did do does doing done down
-during each either else even every few for from further had has have having he her here hers
-him his how however i if in into is it its itself just least less many may might more most much
-must neither no nor not now of off on once only or other others our out over own rather same
-several she should since so some still such than that the their them themselves then there
-these they this those though through thus to too under unless until up upon very was we were
-what when where whether which while who whom whose why will with within without would yet you"""
-_JUDGING_TEXT = """source sources summary summaries text texts claim claims question questions
-fact facts detail details information evidence statement statements sentence sentences word
-words date dates number numbers figure figures amount amounts name names place places time times
-event events person people score scores alignment coverage axis verdict verdicts judge reason
-says say said states state stated stating mentions mention mentioned mentioning describes
-describe described reports report reported gives give given lists list listed named includes
-include included including adds add added omits omit omitted leaves leave left lacks lack
-lacking misses miss missing supports support supported supporting unsupported contradicts
-contradict contradicted contradiction contradictory conflicts conflict matches match matched
-agrees agree differs differ different difference changes change changed confirms confirm
-confirmed implies imply implied answers answer answered unanswered asks ask asked covers cover
-covered limits limit limited lowers lower lowered keeps keep kept drops drop found find finds
-invented invents invent wrong correct incorrect accurate inaccurate true false exact exactly
-directly explicitly clearly partly partially fully entirely only instead whereas rather nothing
-something anything everything none yes"""
-JUDGING_WORDS: frozenset[str] = frozenset(_FUNCTION_TEXT.split()) | frozenset(_JUDGING_TEXT.split())
-"""Words any reason may use besides those of its inputs: function words and the words of
-judging a text against another. Changing them changes every request's schema."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,7 +73,7 @@ GENERIC = Vocabulary()
 
 @functools.lru_cache(maxsize=256)
 def _words_of(text: str) -> frozenset[str]:
-    words = frozenset(_LETTER_RUN.findall(text))
+    words = frozenset(LETTER_RUN.findall(text))
     if max(map(len, words), default=0) <= MAX_WORD_LETTERS:
         return words
     return frozenset(w for w in words if len(w) <= MAX_WORD_LETTERS)
@@ -141,12 +120,10 @@ def sentence_pattern(max_words: int, vocabulary: Vocabulary) -> str:
 
 def counted_words(text: str) -> list[str]:
     """The words of a text as `sentence_pattern` counts them: runs of letters."""
-    return _LETTER_RUN.findall(text)
+    return LETTER_RUN.findall(text)
 
 
 _ASCII_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-_NUMBER_PATTERN = "[0-9]{1,9}(?:[.,][0-9]{1,9})?"
-_NUMBER = re.compile(_NUMBER_PATTERN)
 _SPECIAL = re.compile(r"([\\.^$*+?()\[\]{}|/])")  # escaped in a fixed opening or a listed word
 
 
@@ -155,7 +132,7 @@ def citing_numbers(vocabulary: Vocabulary, *texts: str) -> Vocabulary:
     as a computed figure), each as written there."""
     found: set[str] = set()
     for text in texts:
-        found.update(_NUMBER.findall(text))
+        found.update(GRAMMAR_NUMBER.findall(text))
     return Vocabulary(vocabulary.words, tuple(sorted(found)))
 
 
@@ -195,7 +172,7 @@ def open_pattern(
         letters_word = f"{letter}{{1,{MAX_WORD_LETTERS}}}"
     numbers = vocabulary.numbers
     if numbers is None:
-        word = f"(?:{letters_word}|{_NUMBER_PATTERN})"
+        word = f"(?:{letters_word}|{GRAMMAR_NUMBER_PATTERN})"
     elif numbers:
         word = f"(?:{letters_word}|{_alternatives(numbers)})"
     else:

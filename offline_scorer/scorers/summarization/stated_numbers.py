@@ -9,34 +9,18 @@ not refused for it.
 from __future__ import annotations
 
 import functools
-import re
 
-_ONES = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen twenty"
-)
-_TENS = "thirty forty fifty sixty seventy eighty ninety"
-_SCALES = "hundred thousand million billion percent half dozen quarter"
-_NUMBER_WORDS = {word: value for value, word in enumerate(_ONES.split())}
-_NUMBER_WORDS.update((word, 30 + 10 * index) for index, word in enumerate(_TENS.split()))
-_SCALE_WORDS = frozenset(_SCALES.split())
-NUMBER = r"\d+(?:[.,]\d+)*"
-"""A number in digits, with inner separators ("7", "3,000", "1.5"): the one pattern every
-check that reads numbers builds on, so they agree on what one number is."""
-WORD_PATTERN = r"[^\W\d_]+(?:['\u2019-][^\W\d_]+)*"
-"""A word: letters, with inner apostrophes or hyphens ("don't", "re-register")."""
-_DIGITS = re.compile(NUMBER)
-WORD = re.compile(WORD_PATTERN)
+from offline_scorer.scorers.summarization.lexicon import NUMBER, NUMBER_WORDS, SCALE_WORDS, WORD
 
 
 @functools.lru_cache(maxsize=4096)
 def numbers_stated(text: str) -> frozenset[str]:
     """The numbers a text states, as words or digits, in one spelling ("3", "three" -> "3").
     Cached: a source's numbers are read once per verdict."""
-    found = {number.replace(",", "") for number in _DIGITS.findall(text)}
+    found = {number.replace(",", "") for number in NUMBER.findall(text)}
     for word in WORD.findall(text.lower()):
-        if word in _NUMBER_WORDS:
-            found.add(str(_NUMBER_WORDS[word]))
-        elif word in _SCALE_WORDS:
+        if word in NUMBER_WORDS:
+            found.add(str(NUMBER_WORDS[word]))
+        elif word in SCALE_WORDS:
             found.add(word)
     return frozenset(found)
