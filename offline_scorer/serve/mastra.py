@@ -40,6 +40,7 @@ from offline_scorer.scorers.summarization.prompts import (
 )
 from offline_scorer.scorers.summarization.schemas import (
     NO_DIGITS_PATTERN,
+    QuestionChoice,
     coverage_schema,
     preprocess_schema,
     word_bounds,
@@ -168,7 +169,8 @@ def _preprocess(system: str, user: str, options: ScorerOptions) -> Grounded | No
     claims = claims_of(summary, clock_always_ends=cut_at_clock)
     count = int(cap.group(1))
     candidates = candidates_of(source, count, options.questions, cut_at_clock)
-    schema = preprocess_schema(claims, candidates, count, vocabulary, style, layout="interleaved")
+    choice = QuestionChoice(candidates, count)
+    schema = preprocess_schema(claims, choice, vocabulary, style, layout="interleaved")
     fixed = (system, user[: start + len(_PRE_SOURCE)], user[end:])
     settings = _guarded("preprocess", fixed, style, options.claim_threshold)
     return Grounded("preprocess", schema, settings)

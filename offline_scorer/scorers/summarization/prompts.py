@@ -36,6 +36,7 @@ from offline_scorer.scorers.summarization.grounding import (
 from offline_scorer.scorers.summarization.schemas import (
     ClaimCheck,
     Layout,
+    QuestionChoice,
     check_schema,
     coverage_schema,
     layout_of,
@@ -305,7 +306,8 @@ def preprocess_request(
         give_reasons=_give_reasons(style, "claim", "SOURCE"),
     )
     vocabulary = preprocess_vocabulary(source, summary)
-    schema = preprocess_schema(claims, candidates, max_questions, vocabulary, style, layout)
+    choice = QuestionChoice(candidates, max_questions)
+    schema = preprocess_schema(claims, choice, vocabulary, style, layout)
     settings = sampling("preprocess", style, asking.claim_threshold)
     return _request("preprocess", user, schema, settings)
 

@@ -14,7 +14,7 @@ import copy
 import functools
 import json
 from collections.abc import Sequence
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -288,32 +288,34 @@ def _counted(array: dict[str, Any], count: int) -> dict[str, Any]:
     return {**array, "minItems": count, "maxItems": count}
 
 
+class QuestionChoice(NamedTuple):
+    """The questions a judge chooses from: these candidates, at most `most` of them."""
+
+    candidates: Sequence[str]
+    most: int
+
+
 def preprocess_schema(
     claims: Sequence[str],
-    candidates: Sequence[str],
-    max_questions: int,
+    choice: QuestionChoice,
     vocabulary: Vocabulary,
     style: str = "sentences",
     layout: Layout = "verdicts-first",
 ) -> dict[str, Any]:
-    """One verdict per given claim, in order, echoing it; questions chosen from `candidates`.
+    """One verdict per given claim, in order, echoing it; questions chosen from the choice's
+    candidates (`uniqueItems` over an `enum`), as many as its count allows and the source
+    offers, so the judge chooses which facts to ask about but cannot invent, cut or repeat one.
+    In the verdicts-first layout, exactly one reason per claim follows the verdicts.
 
-    Questions are a set drawn from the candidates (`uniqueItems` over an `enum`), as many as
-    `max_questions` allows and the source offers, so the judge chooses which facts to ask about
-    but cannot invent, cut or repeat one. In the verdicts-first layout, exactly one reason per
-    claim follows the verdicts.
-
-    Built per request (replay builds one per evaluation) by copying only the path that changes
-    from a cached template, so the result shares its other parts with every other request's:
-    treat it as read-only.
+    Built per request by copying only the path that changes from a cached template, so the
+    result shares its other parts with every other request's: treat it as read-only.
     """
     template = _preprocess_template(vocabulary, style, layout)
     properties = template["properties"]
-    questions = _questions_node(candidates, max_questions)
     changed = {"alignment": _with_prefix(properties["alignment"], "claim", claims)}
     if layout != "interleaved":
         changed["reasons"] = _counted(properties["reasons"], len(claims))
-    changed["questions"] = questions
+    changed["questions"] = _questions_node(*choice)
     return {**template, "properties": {**properties, **changed}}
 
 
