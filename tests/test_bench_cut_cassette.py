@@ -66,5 +66,5 @@ def test_a_cut_recording_replays_its_rows_as_the_whole_one_did(tmp_path: Path):
     third, third_out = tmp_path / "third.jsonl", tmp_path / "third.out"
     third.write_text(pairs[2] + "\n", encoding="utf-8")
     _run("offline_scorer", *_eval(third, cut, third_out), env=env)
-    line = json.loads(third_out.read_text(encoding="utf-8"))
+    _header, line = (json.loads(x) for x in third_out.read_text(encoding="utf-8").splitlines())
     assert (line["status"], line["error"]["type"]) == ("error", "CassetteMissError")

@@ -35,9 +35,8 @@ def test_report_json_carries_digests_judge_versions_and_commands():
     assert origin["commands"] == [
         f"sha256sum {GOLDEN}  # expect {RESULTS_SHA}",
         f"offline-scorer cassette verify {CASSETTE} --digest {digest}",
-        f"offline-scorer reproduce {GOLDEN} --cassette {CASSETTE} --data {DATA} --scorer "
-        "summarization  # plus the run's scorer options and --model, if not the defaults",
-    ]
+        f"offline-scorer reproduce {GOLDEN} --cassette {CASSETTE} --data {DATA}",
+    ]  # the results header carries the run's recipe: no flags
     err = proc.stderr.decode().splitlines()
     assert err == [f"results  sha256:{RESULTS_SHA}  {GOLDEN}", f"cassette {digest}  {CASSETTE}"]
 

@@ -342,7 +342,7 @@ def test_cli_label_error_exits_2(tmp_path, binary):
 def test_metadata_and_probabilities_are_read_and_old_lines_still_are(tmp_path, binary):
     old = ok("old", 1, 1)  # a line written before metadata and probabilities existed
     path = write_jsonl(tmp_path / "run.jsonl", [*binary, format_1(old, metadata=False)])
-    assert read_results(path) == [*binary, old]
+    assert read_results(path) == [*binary, {**old, "format": 3}]  # read as the current shape
     assert read_results(path)[-1]["metadata"] == {}
     item = labelled("n", 1, 1, {}, None, claims=[("c", True, "r")])
     item["result"]["verdictProbabilities"] = None  # a judge that gives none

@@ -222,6 +222,8 @@ def upgrade_cassette(
     try:
         with CassetteFile(old, create=False) as source:
             ids = _old_ids(source, chosen)
+            # the new file keeps the recipe the old one's header carries
+            CassetteFile(scratch, create=True, recipe=source.recipe).close()
             recorder = CassetteJudge(scratch, mode=RecordMode.RECORD, identity=identity)
             with recorder:
                 judge = _FromOld(

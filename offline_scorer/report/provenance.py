@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from offline_scorer.batch.results import file_header
 from offline_scorer.cassette.digest import ContentDigest, content_digest
 from offline_scorer.files import open_binary
 from offline_scorer.models.entry import KindPart
@@ -51,11 +52,20 @@ class Provenance:
         data = shlex.quote(str(self.data)) if self.data is not None else "DATA.jsonl"
         commands += [
             f"offline-scorer cassette verify {cassette} --digest {self.cassette_digest}",
-            f"offline-scorer reproduce {results} --cassette {cassette} --data {data} "
-            f"--scorer {shlex.quote(self.kind)}  # plus the run's scorer options and --model, "
-            "if not the defaults",
+            f"offline-scorer reproduce {results} --cassette {cassette} --data {data}"
+            + self._recipe_flags(),
         ]
         return commands
+
+    def _recipe_flags(self) -> str:
+        """What `reproduce` needs besides the files: nothing when the results file's header
+        carries the run's recipe; for a file of format 2, its kind and a note."""
+        if file_header(self.results) is not None:
+            return ""
+        return (
+            f" --scorer {shlex.quote(self.kind)}  # plus the run's scorer options and --model, "
+            "if not the defaults"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         from offline_scorer.version import __version__

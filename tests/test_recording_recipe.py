@@ -1,0 +1,152 @@
+"""A recording carries its recipe: replay, reproduce and resume need no flags, a miss names the
+recorded model, and `migrate` brings files made before recipes forward."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from offline_scorer.cassette.digest import content_digest
+from offline_scorer.cassette.store.file import CassetteFile
+from tests.conftest import FIXTURES, ROOT
+from tests.test_cli import assert_clean_error, run_cli
+
+CASSETTE = FIXTURES / "cassettes" / "fixtures.oscas"
+DATA = FIXTURES / "pairs.jsonl"
+GOLDEN = FIXTURES / "golden" / "results.jsonl"
+V3 = ROOT / "tests" / "data" / "v3-fixtures.oscas"  # made before cassettes carried a recipe
+
+
+def _env(**extra: str) -> dict[str, str]:
+    """The tests' environment with the registry's default model moved to another judge, so a
+    run that takes the recording's model cannot have got it from the default."""
+    return {**os.environ, "OFFLINE_SCORER_MODEL": "qwen2.5-coder-1.5b", **extra}
+
+
+def _format_2(path: Path) -> Path:
+    """The golden file as offline-scorer 0.4 wrote it: no header, lines of format 2."""
+    lines = GOLDEN.read_text(encoding="utf-8").splitlines()[1:]
+    old = path / "format2.jsonl"
+    old.write_text(
+        "".join(line.replace('{"format":3,', '{"format":2,', 1) + "\n" for line in lines),
+        encoding="utf-8",
+    )
+    return old
+
+
+def test_the_fixture_cassette_replays_with_no_model_flag(tmp_path):
+    out = tmp_path / "r.jsonl"
+    proc = run_cli(
+        "eval", str(DATA), "--out", str(out), "--cassette", str(CASSETTE), "--record-mode",
+        "replay", "--quiet", env=_env(),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert out.read_bytes() == GOLDEN.read_bytes()
+    header = json.loads(out.read_text(encoding="utf-8").splitlines()[0])
+    assert header["recipe"]["model"] == "smollm2-135m"
+    assert header["recipe"]["options"]["splitting"] == 1
+
+
+def test_an_option_flag_wins_over_the_recipe(tmp_path):
+    out = tmp_path / "r.jsonl"
+    proc = run_cli(
+        "eval", str(DATA), "--out", str(out), "--cassette", str(CASSETTE), "--record-mode",
+        "replay", "--quiet", "--max-questions", "3", env=_env(),
+    )  # fmt: skip
+    assert proc.returncode == 1  # every item misses: the cassette asked for 10 questions
+    header, first = (json.loads(line) for line in out.read_text().splitlines()[:2])
+    assert header["recipe"]["options"]["max_questions"] == 3
+    assert header["recipe"]["model"] == "smollm2-135m"
+    assert first["error"]["type"] == "CassetteMissError"
+
+
+def test_a_miss_against_another_model_names_the_recorded_one(tmp_path):
+    out = tmp_path / "r.jsonl"
+    proc = run_cli(
+        "eval", str(DATA), "--out", str(out), "--cassette", str(CASSETTE), "--record-mode",
+        "replay", "--quiet", "--model", "qwen2.5-coder-1.5b",
+    )  # fmt: skip
+    assert proc.returncode == 1
+    message = json.loads(out.read_text().splitlines()[1])["error"]["message"]
+    assert f"{CASSETTE} was recorded with model 'smollm2-135m', not this one" in message
+    assert "replay with --model smollm2-135m" in message
+
+
+def test_a_cassette_without_a_recipe_replays_by_its_records_model(tmp_path):
+    old = tmp_path / "old.oscas"
+    shutil.copyfile(V3, old)
+    out = tmp_path / "r.jsonl"
+    args = ("eval", str(DATA), "--out", str(out), "--cassette", str(old), "--record-mode")
+    proc = run_cli(*args, "replay", "--quiet", env=_env())
+    assert proc.returncode in (0, 1), proc.stderr.decode()
+    assert f"note: replaying with model 'smollm2-135m', the one {old} holds" in proc.stderr.decode()
+
+    before = content_digest(old)
+    migrated = run_cli("migrate", "cassette", str(old), env=_env())
+    assert migrated.returncode == 0, migrated.stderr.decode()
+    assert f"migrated {old} -> {old}:" in migrated.stdout.decode()
+    assert content_digest(old) == before  # every frame kept: the cited digest holds
+    with CassetteFile(old, create=False) as cassette:
+        assert cassette.recipe is not None and cassette.recipe["model"] == "smollm2-135m"
+    again = run_cli(*args, "replay", "--quiet", "--overwrite", env=_env())
+    assert "note:" not in again.stderr.decode()
+    assert run_cli("migrate", "cassette", str(old)).stdout.decode().endswith("nothing to do\n")
+
+
+def test_migrate_results_checks_every_digest_before_writing(tmp_path):
+    old = _format_2(tmp_path)
+    saved = old.read_bytes()
+    wrong = run_cli("migrate", "results", str(old), "--data", str(DATA), env=_env())
+    assert_clean_error(wrong, 2, "line 1 (id '01-harbor-bridge') was not made with the recipe")
+    assert old.read_bytes() == saved  # nothing written on a refusal
+    new = tmp_path / "new.jsonl"
+    done = run_cli(
+        "migrate", "results", str(old), "--data", str(DATA), "--model", "smollm2-135m",
+        "--out", str(new),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr.decode()
+    assert new.read_bytes() == GOLDEN.read_bytes()
+
+
+def test_reproduce_refuses_a_format_2_file_with_the_command_to_run(tmp_path):
+    old = _format_2(tmp_path)
+    proc = run_cli("reproduce", str(old), "--cassette", str(CASSETTE), "--data", str(DATA))
+    assert_clean_error(proc, 2, "results file of an earlier format", "migrate results")
+
+
+def test_resume_continues_with_the_recipe_in_the_results_header(tmp_path):
+    out = tmp_path / "r.jsonl"
+    out.write_bytes(b"".join(line + b"\n" for line in GOLDEN.read_bytes().splitlines()[:6]))
+    proc = run_cli(
+        "eval", str(DATA), "--out", str(out), "--resume", "--cassette", str(CASSETTE),
+        "--record-mode", "replay", "--quiet", env=_env(),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert "resume:" not in proc.stderr.decode()  # nothing scored again
+    assert out.read_bytes() == GOLDEN.read_bytes()
+
+
+@pytest.mark.live
+def test_a_live_run_with_other_options_reproduces_with_no_flags(tmp_path):
+    """Recorded live on the small judge with a non-default option, then derived again with
+    no option flag and no model flag: the header carries both."""
+    data = tmp_path / "one.jsonl"
+    data.write_text(DATA.read_text(encoding="utf-8").splitlines()[2] + "\n", encoding="utf-8")
+    cassette, out = tmp_path / "live.oscas", tmp_path / "live.jsonl"
+    live = run_cli(
+        "eval", str(data), "--out", str(out), "--cassette", str(cassette), "--max-questions",
+        "2", "--model", "smollm2-135m", "--threads", "2", "--quiet",
+    )  # fmt: skip
+    assert live.returncode in (0, 1), live.stderr.decode()
+    with CassetteFile(cassette, create=False) as recorded:
+        assert recorded.recipe is not None
+        assert recorded.recipe["options"]["max_questions"] == 2
+    proc = run_cli(
+        "reproduce", str(out), "--cassette", str(cassette), "--data", str(data), env=_env()
+    )
+    assert proc.returncode == 0, proc.stdout.decode() + proc.stderr.decode()
+    assert "2 of 2 lines identical" in proc.stdout.decode()
