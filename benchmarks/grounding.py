@@ -22,6 +22,7 @@ import json
 import sys
 from pathlib import Path
 
+from offline_scorer.report import read_results
 from offline_scorer.scorers.summarization.grounding import content_words, words
 from offline_scorer.scorers.summarization.prompts import _REASON, instructions
 
@@ -68,8 +69,7 @@ def main() -> int:
         grounded_questions=0,
         copied_explanations=0,
     )
-    for line in args.results.read_text(encoding="utf-8").splitlines():
-        item = json.loads(line)
+    for item in read_results(args.results):  # checked lines, the recipe header left out
         if item["id"] not in texts or item["status"] != "ok":
             continue
         source, summary = texts[item["id"]]
