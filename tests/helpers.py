@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from offline_scorer import create_summarization_scorer
+from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.testing import ScriptedJudge
 
 SOURCE = "The Quillmarsh ferry left Port Alder at 9:00 on 3 May 2021 with 40 passengers."
@@ -36,3 +39,35 @@ def mastra_run(source: str = SOURCE, summary: str = SUMMARY) -> dict:
 def score_of(judge: ScriptedJudge, **options: object):
     scorer = create_summarization_scorer(model=judge, options=options or None)
     return scorer.run(mastra_run())
+
+
+PROBABILITY_DRIFT = 1e-9
+"""How far a live re-recording's verdict probability may sit from the committed one. A live run
+on another CPU may round one float sum otherwise (seen: one P(true) of the SmolLM2 fixtures
+differing in its last bit on an AMD EPYC host, the answers and result bytes all identical);
+docs/reproducibility.md promises replay bytes everywhere, a live re-run's only where recorded."""
+
+
+def assert_same_recording(fresh: Path, committed: Path) -> None:
+    """A live re-recording holds the committed one: the same exchanges under the same keys,
+    in the same order, the same steps, requests and answer texts, and each verdict probability
+    within `PROBABILITY_DRIFT` (byte identity of the files is checked first, and is what the
+    machine that recorded them gives)."""
+    if fresh.read_bytes() == committed.read_bytes():
+        return
+    with CassetteFile(fresh, create=False) as new, CassetteFile(committed, create=False) as old:
+        assert new.recipe == old.recipe
+        ours = list(new.iter_exchanges())
+        theirs = list(old.iter_exchanges())
+    assert [key for key, _ in ours] == [key for key, _ in theirs]
+    for (key, mine), (_, recorded) in zip(ours, theirs, strict=True):
+        assert (mine["step"], mine["request"]) == (recorded["step"], recorded["request"]), key
+        answer, expected = mine["response"], recorded["response"]
+        assert isinstance(answer, dict) and isinstance(expected, dict)
+        assert answer["text"] == expected["text"], key.hex()
+        drift = zip(
+            answer.get("verdict_probabilities") or (),
+            expected.get("verdict_probabilities") or (),
+            strict=True,
+        )
+        assert all(abs(a - b) <= PROBABILITY_DRIFT for a, b in drift), key.hex()

@@ -22,6 +22,7 @@ from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.result import RESULT_JSON_SCHEMA
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 from tests.conftest import FIXTURES, ROOT, block_imports_code, replay_env
+from tests.helpers import assert_same_recording
 
 pytestmark = pytest.mark.live
 jsonschema = pytest.importorskip("jsonschema")
@@ -173,10 +174,11 @@ def test_replay_in_a_fresh_process_without_runtime_or_model_is_byte_identical(
         assert text == golden, pair_id
 
 
-def test_recording_again_gives_the_committed_cassette_bytes(recording):
-    fresh = (recording / "cassettes" / "fixtures.oscas").read_bytes()
-    committed = (FIXTURES / "cassettes" / "fixtures.oscas").read_bytes()
-    assert fresh == committed
+def test_recording_again_gives_the_committed_recording(recording):
+    """The same exchanges, requests and answers; on the hardware that recorded them, the same
+    bytes (`assert_same_recording`)."""
+    fresh = recording / "cassettes" / "fixtures.oscas"
+    assert_same_recording(fresh, FIXTURES / "cassettes" / "fixtures.oscas")
 
 
 def test_eval_replay_without_runtime_or_model_gives_the_same_results_file(recording, tmp_path):

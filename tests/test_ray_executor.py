@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES, ROOT, replay_env
+from tests.helpers import assert_same_recording
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed")
 
@@ -90,7 +91,7 @@ def finish(child: subprocess.Popen[bytes]) -> str:
 
 def assert_golden(out: Path, cassette: Path) -> None:
     assert out.read_bytes() == GOLDEN_RESULTS.read_bytes()
-    assert cassette.read_bytes() == GOLDEN_CASSETTE.read_bytes()
+    assert_same_recording(cassette, GOLDEN_CASSETTE)
 
 
 def test_replay_on_a_local_ray_instance_needs_no_model(tmp_path: Path) -> None:
