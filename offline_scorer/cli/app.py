@@ -26,7 +26,8 @@ from offline_scorer.version import __version__
 class _ToolError(click.ClickException):
     def __init__(self, error: OfflineScorerError) -> None:
         super().__init__(str(error))
-        self.exit_code = error.exit_code
+        # click 8.5 types exit_code as a class variable; each error has its own exit code
+        self.exit_code = error.exit_code  # type: ignore[misc, unused-ignore]
 
     def show(self, file: Any = None) -> None:
         click.echo(f"error: {self.message}", err=True)

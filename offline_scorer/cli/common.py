@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -15,7 +16,7 @@ from offline_scorer.models.registry import ModelSpec
 def read_text(value: str, option: str) -> str:
     """A UTF-8 text file, or stdin for '-'; a leading BOM and the final line break are dropped."""
     if value == "-":
-        data = click.get_binary_stream("stdin").read()
+        data = sys.stdin.buffer.read()
         text = decode_text(data, option, "standard input")
     else:
         text = files_read_text(Path(value), option)
