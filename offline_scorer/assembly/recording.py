@@ -81,10 +81,9 @@ def registry_name(recipe: RecordedRecipe, where: Path) -> str:
     entry = registry.models.get(recipe.model)
     if entry is not None and recipe.model_sha256 in (None, entry.sha256):
         return recipe.model
-    if recipe.model_sha256 is not None:
-        for name, spec in sorted(registry.models.items()):
-            if spec.sha256 == recipe.model_sha256:
-                return name
+    pinning = registry.names_pinning(recipe.model_sha256) if recipe.model_sha256 else []
+    if pinning:
+        return pinning[0]
     if recipe.model.endswith(".gguf"):
         return recipe.model
     pinned = f" (sha256 {recipe.model_sha256[:12]})" if recipe.model_sha256 else ""
@@ -104,7 +103,7 @@ def model_named_by_records(path: Path) -> str | None:
     if len(digests) != 1:
         return None
     (digest,) = digests
-    names = [n for n, spec in sorted(load_registry().models.items()) if spec.sha256 == digest]
+    names = load_registry().names_pinning(digest)
     return names[0] if names else None
 
 

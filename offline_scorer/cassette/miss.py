@@ -114,9 +114,7 @@ def closest_difference(cassette: CassetteFile, step: str, requested: KeyParts) -
 
 def _other_model(path: Path, recorded_sha256: str) -> str:
     """What to pass to replay a cassette recorded with another model: its registry name."""
-    names = sorted(
-        name for name, spec in load_registry().models.items() if spec.sha256 == recorded_sha256
-    )
+    names = load_registry().names_pinning(recorded_sha256)
     if not names:
         return (
             f"{path} was recorded with a model this registry does not hold (sha256 "

@@ -212,6 +212,11 @@ class Registry:
     default: str
     models: Mapping[str, ModelSpec]
 
+    def names_pinning(self, sha256: str) -> list[str]:
+        """The names of the entries that pin this model file's sha256, sorted: how a recording,
+        which names a model by its digest, is told back to a person by name."""
+        return sorted(name for name, spec in self.models.items() if spec.sha256 == sha256)
+
     def resolve(self, name_or_path: str | None) -> ModelSpec:
         """A registry name ('default' included), or a path to a .gguf file."""
         name = name_or_path or "default"
