@@ -53,11 +53,14 @@ def noting_reads() -> Iterator[set[bytes]]:
 
 
 def copy_exchanges(source: Path, target: Path, keys: set[bytes]) -> int:
-    """Copy the exchanges of `source` whose key is in `keys` to the new file `target`."""
+    """Copy the exchanges of `source` whose key is in `keys` to the new file `target`, under
+    the recipe `source` carries (so the cut replays as the whole one does, with no flags)."""
     copied = 0
+    with CassetteFile(source, create=False) as big:
+        recipe = big.recipe
     with (
         CassetteFile(source, create=False) as big,
-        CassetteFile(target, create=True) as small,
+        CassetteFile(target, create=True, recipe=recipe) as small,
     ):
         for key, payload in big.iter_latest_exchanges():
             if key not in keys:

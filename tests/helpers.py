@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from offline_scorer import create_summarization_scorer
+from offline_scorer import ScorerOptions, create_summarization_scorer
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.testing import ScriptedJudge
+from tests.conftest import FIXTURES
+
+FIXTURE_CASSETTE = FIXTURES / "cassettes" / "fixtures.oscas"
 
 SOURCE = "The Quillmarsh ferry left Port Alder at 9:00 on 3 May 2021 with 40 passengers."
 SUMMARY = "A ferry left Port Alder with 40 passengers."
@@ -39,6 +42,18 @@ def mastra_run(source: str = SOURCE, summary: str = SUMMARY) -> dict:
 def score_of(judge: ScriptedJudge, **options: object):
     scorer = create_summarization_scorer(model=judge, options=options or None)
     return scorer.run(mastra_run())
+
+
+def recorded_options(cassette: Path = FIXTURE_CASSETTE) -> ScorerOptions:
+    """The scorer options a committed recording was made with, read from its recipe: a test
+    that replays or records it again builds its scorer so, whatever today's defaults are (the
+    fixture recording cuts sentences after every "a.m.", `splitting` 1)."""
+    with CassetteFile(cassette, create=False) as recorded:
+        recipe = recorded.recipe
+    assert recipe is not None, f"{cassette} carries no recipe"
+    options = recipe["options"]
+    assert isinstance(options, dict)
+    return ScorerOptions.from_mapping(options)
 
 
 PROBABILITY_DRIFT = 1e-9

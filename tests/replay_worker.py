@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from offline_scorer.assembly.open import pinned_identity
 from offline_scorer.cassette.judge import CassetteJudge, RecordMode
 from offline_scorer.models.registry import load_registry
-from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
+from tests.helpers import recorded_options
 
 
 def main(cassette: str, pairs_path: str) -> None:
@@ -21,7 +22,7 @@ def main(cassette: str, pairs_path: str) -> None:
     identity = pinned_identity(spec)
     assert identity is not None
     judge = CassetteJudge(cassette, mode=RecordMode.REPLAY, identity=identity)
-    scorer = SummarizationScorer(judge, ScorerOptions())
+    scorer = SummarizationScorer(judge, recorded_options(Path(cassette)))
     with open(pairs_path, encoding="utf-8") as handle:
         for line in handle:
             pair = json.loads(line)

@@ -19,9 +19,9 @@ from offline_scorer.cassette.store.container import CassetteFile
 from offline_scorer.errors import CassetteFileError, InputError
 from offline_scorer.judging.protocol import Completion
 from offline_scorer.models.registry import load_registry
-from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 from tests.conftest import FIXTURES
+from tests.helpers import recorded_options
 from tests.test_cli import assert_clean_error, run_cli
 
 FIXTURE_CASSETTE = FIXTURES / "cassettes" / "fixtures.oscas"
@@ -39,7 +39,7 @@ def _rerecord(path: Path, pairs: list[dict[str, str]]) -> None:
     assert identity is not None
     source = CassetteJudge(FIXTURE_CASSETTE, mode=RecordMode.REPLAY, identity=identity)
     with CassetteJudge(path, mode=RecordMode.RECORD, identity=identity, live=source) as judge:
-        scorer = SummarizationScorer(judge, ScorerOptions())
+        scorer = SummarizationScorer(judge, recorded_options())
         for pair in pairs:
             scorer.score_texts(pair["source"], pair["summary"])
     source.close()

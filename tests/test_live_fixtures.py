@@ -18,11 +18,10 @@ from offline_scorer.assembly.open import pinned_identity
 from offline_scorer.cassette.judge import CassetteJudge, RecordMode
 from offline_scorer.judging.protocol import Completion, JudgeRequest, as_completion
 from offline_scorer.models.registry import load_registry
-from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.result import RESULT_JSON_SCHEMA
 from offline_scorer.scorers.summarization.scorer import SummarizationScorer
 from tests.conftest import FIXTURES, ROOT, block_imports_code, replay_env
-from tests.helpers import assert_same_recording
+from tests.helpers import assert_same_recording, recorded_options
 
 pytestmark = pytest.mark.live
 jsonschema = pytest.importorskip("jsonschema")
@@ -65,13 +64,12 @@ def recording(tmp_path_factory):
 def runs(recording, fixture_pairs):
     """(pair, exchanges, result) per pair, replayed in-process from the live recording."""
     identity = pinned_identity(load_registry().resolve("default"))
-    judge = CassetteJudge(
-        recording / "cassettes" / "fixtures.oscas", mode=RecordMode.REPLAY, identity=identity
-    )
+    cassette = recording / "cassettes" / "fixtures.oscas"
+    judge = CassetteJudge(cassette, mode=RecordMode.REPLAY, identity=identity)
     out = []
     for pair in fixture_pairs:
         tap = Tap(judge)
-        result = SummarizationScorer(tap, ScorerOptions()).score_texts(
+        result = SummarizationScorer(tap, recorded_options(cassette)).score_texts(
             pair["source"], pair["summary"]
         )
         out.append((pair, tap.exchanges, result))

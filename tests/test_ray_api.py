@@ -14,8 +14,8 @@ from offline_scorer.batch.datasets import count_rows
 from offline_scorer.batch.run import run_evals
 from offline_scorer.cassette.judge import RecordMode
 from offline_scorer.errors import ClusterError
-from offline_scorer.scorers.summarization.options import ScorerOptions
 from tests.conftest import FIXTURES
+from tests.helpers import recorded_options
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed")
 
@@ -42,7 +42,7 @@ def golden() -> list[dict]:
 def test_run_evals_with_a_ray_executor_gives_the_golden_results(fixture_pairs) -> None:
     from offline_scorer.batch.cluster import RayExecutor
 
-    with RayExecutor(RunSpec.of("summarization", ScorerOptions(), REPLAY), actors=2) as executor:
+    with RayExecutor(RunSpec.of("summarization", recorded_options(), REPLAY), actors=2) as executor:
         run = run_evals(data=fixture_pairs, scorers=[executor.scorer], executor=executor)
         assert executor.judge.hits == 36 and executor.judge.recorded == 0
     assert [item.id for item in run.items] == [pair["id"] for pair in fixture_pairs]
@@ -59,7 +59,7 @@ def test_a_target_runs_on_the_actors(fixture_pairs) -> None:
 
     summaries = {pair["source"]: pair["summary"] for pair in fixture_pairs}
     rows = [{"id": pair["id"], "input": pair["source"]} for pair in fixture_pairs[:4]]
-    with RayExecutor(RunSpec.of("summarization", ScorerOptions(), REPLAY), actors=2) as executor:
+    with RayExecutor(RunSpec.of("summarization", recorded_options(), REPLAY), actors=2) as executor:
         run = run_evals(
             data=rows, scorers=[executor.scorer], executor=executor, target=summaries.__getitem__
         )
@@ -72,7 +72,7 @@ def test_a_cluster_too_small_for_the_slots_is_refused_before_anything_starts() -
 
     with (
         pytest.raises(ClusterError, match=r"5 actor\(s\) x 1 thread\(s\) need 5 CPUs"),
-        RayExecutor(RunSpec.of("summarization", ScorerOptions(), REPLAY), actors=5),
+        RayExecutor(RunSpec.of("summarization", recorded_options(), REPLAY), actors=5),
     ):
         pass
 
@@ -83,7 +83,7 @@ def test_a_run_stopped_early_leaves_the_executor_usable(fixture_pairs) -> None:
     from offline_scorer.batch.cluster import RayExecutor
 
     rows = [{"id": "bad", "source": 3, "summary": "x"}, *fixture_pairs]
-    with RayExecutor(RunSpec.of("summarization", ScorerOptions(), REPLAY), actors=2) as executor:
+    with RayExecutor(RunSpec.of("summarization", recorded_options(), REPLAY), actors=2) as executor:
         first = run_evals(data=rows, scorers=[executor.scorer], executor=executor, fail_fast=True)
         assert [item.ok for item in first.items] == [False]
         again = run_evals(data=fixture_pairs, scorers=[executor.scorer], executor=executor)
@@ -119,7 +119,7 @@ def test_a_slow_item_at_the_head_holds_only_its_own_line(fixture_pairs) -> None:
 
     picks = [0, *(1 + n % 11 for n in range(29))]  # only the first row is the slow pair
     rows = [{"id": f"row-{i}", "input": fixture_pairs[k]["source"]} for i, k in enumerate(picks)]
-    options = ScorerOptions()
+    options = recorded_options()
     with RayExecutor(RunSpec.of("summarization", options, REPLAY), actors=2, depth=1) as executor:
         run = run_evals(data=rows, scorers=[executor.scorer], executor=executor, target=target)
     assert [item.id for item in run.items] == [row["id"] for row in rows]

@@ -5,20 +5,19 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 from offline_scorer.cassette.digest import content_digest
 from offline_scorer.cassette.store.file import CassetteFile
-from tests.conftest import FIXTURES, ROOT
+from offline_scorer.cassette.store.frames import encode_header
+from tests.conftest import FIXTURES
 from tests.test_cli import assert_clean_error, run_cli
 
 CASSETTE = FIXTURES / "cassettes" / "fixtures.oscas"
 DATA = FIXTURES / "pairs.jsonl"
 GOLDEN = FIXTURES / "golden" / "results.jsonl"
-V3 = ROOT / "tests" / "data" / "v3-fixtures.oscas"  # made before cassettes carried a recipe
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -76,14 +75,28 @@ def test_a_miss_against_another_model_names_the_recorded_one(tmp_path):
     assert "replay with --model smollm2-135m" in message
 
 
-def test_a_cassette_without_a_recipe_replays_by_its_records_model(tmp_path):
-    old = tmp_path / "old.oscas"
-    shutil.copyfile(V3, old)
+def _without_recipe(path: Path) -> Path:
+    """The fixture recording as offline-scorer 0.4 wrote it: the same frames, a header with no
+    recipe (the fixture cassette was written by 0.4.0 and given its recipe by `migrate`)."""
+    with CassetteFile(CASSETTE, create=False) as cassette:
+        writer, header_end = cassette.writer, cassette.header_end
+    assert writer.startswith("offline-scorer/0.4.")
+    old = path / "old.oscas"
+    old.write_bytes(encode_header(writer) + CASSETTE.read_bytes()[header_end:])
+    return old
+
+
+def test_a_cassette_without_a_recipe_replays_after_one_migrate_command(tmp_path):
+    old = _without_recipe(tmp_path)
     out = tmp_path / "r.jsonl"
     args = ("eval", str(DATA), "--out", str(out), "--cassette", str(old), "--record-mode")
     proc = run_cli(*args, "replay", "--quiet", env=_env())
-    assert proc.returncode in (0, 1), proc.stderr.decode()
+    # today's default keeps "before 9 a.m. or after 6 p.m." in one sentence; 0.4 cut it
+    assert proc.returncode == 1
     assert f"note: replaying with model 'smollm2-135m', the one {old} holds" in proc.stderr.decode()
+    lines = [json.loads(line) for line in out.read_text().splitlines()[1:]]
+    missed = [line["id"] for line in lines if line["error"]]
+    assert "05-watering-ban" in missed and len(missed) < len(lines)
 
     before = content_digest(old)
     migrated = run_cli("migrate", "cassette", str(old), env=_env())
@@ -92,9 +105,28 @@ def test_a_cassette_without_a_recipe_replays_by_its_records_model(tmp_path):
     assert content_digest(old) == before  # every frame kept: the cited digest holds
     with CassetteFile(old, create=False) as cassette:
         assert cassette.recipe is not None and cassette.recipe["model"] == "smollm2-135m"
+        # written by 0.4, whose default cut sentences after every a.m.: its recipe says so
+        assert cassette.recipe["options"]["splitting"] == 1
     again = run_cli(*args, "replay", "--quiet", "--overwrite", env=_env())
+    assert again.returncode == 0, again.stderr.decode()
     assert "note:" not in again.stderr.decode()
+    assert out.read_bytes() == GOLDEN.read_bytes()
     assert run_cli("migrate", "cassette", str(old)).stdout.decode().endswith("nothing to do\n")
+
+
+def test_a_cassette_a_later_release_wrote_without_a_recipe_migrates_to_todays_defaults(
+    tmp_path,
+):
+    """The library records no recipe (its options are the caller's code): such a cassette of
+    a release after 0.4 was made under today's defaults, unless flags say otherwise."""
+    old = tmp_path / "lib.oscas"
+    with CassetteFile(CASSETTE, create=False) as cassette:
+        header_end = cassette.header_end
+    old.write_bytes(encode_header("offline-scorer/0.5.0") + CASSETTE.read_bytes()[header_end:])
+    done = run_cli("migrate", "cassette", str(old), env=_env())
+    assert done.returncode == 0, done.stderr.decode()
+    with CassetteFile(old, create=False) as cassette:
+        assert cassette.recipe is not None and cassette.recipe["options"]["splitting"] == 2
 
 
 def test_migrate_results_checks_every_digest_before_writing(tmp_path):

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from offline_scorer.assembly.open import JudgeSettings
 from offline_scorer.assembly.run_spec import RunSpec
 from offline_scorer.batch.datasets import iter_dataset
 from offline_scorer.batch.results import LineProblem, ResultsLine, file_header, parse_line
@@ -28,9 +31,10 @@ from offline_scorer.cassette.store.frames import encode_header
 from offline_scorer.errors import InputError
 from offline_scorer.files import open_binary, temp_sibling
 from offline_scorer.formats import RESULTS_FORMAT
-from offline_scorer.scorers.registry import LEGACY_KIND
+from offline_scorer.models.registry import load_registry
+from offline_scorer.scorers.registry import LEGACY_KIND, get_spec
 
-__all__ = ["Migrated", "migrate_cassette", "migrate_results"]
+__all__ = ["FORMER_DEFAULTS", "Migrated", "former_run", "migrate_cassette", "migrate_results"]
 
 _CHUNK = 1 << 20
 
@@ -41,6 +45,32 @@ class Migrated:
 
     out: Path
     summary: str
+
+
+FORMER_DEFAULTS: Mapping[str, Mapping[str, Any]] = {"summarization": {"splitting": 1}}
+"""Per scorer kind, the options whose defaults moved once recordings carried their recipes,
+at the value they had through offline-scorer 0.4 (`splitting` 1: a time's "a.m." ended every
+sentence). A results file of format 2, or a cassette without a recipe that a release through
+0.4 wrote, was made under these unless the model's registry entry or the user chose otherwise;
+a cassette a later release wrote without a recipe (through the library, whose options are the
+caller's code) was made under today's defaults."""
+
+_FORMER_RELEASE = re.compile(r"offline-scorer/0\.[0-4](?:\.\d+)*(?:\s|$)")
+"""A cassette writer naming a release through 0.4, whose defaults were `FORMER_DEFAULTS`."""
+
+
+def former_run(
+    kind: str | None, options: Mapping[str, Any], settings: JudgeSettings, writer: str | None
+) -> RunSpec:
+    """The run a file without a recipe was made by, from the flags the user gives: the
+    options over the model's registry defaults over the defaults of the release that wrote it
+    (`writer`, a cassette's; None for a format 2 results file, which only releases through 0.4
+    wrote)."""
+    spec = get_spec(kind) if kind else get_spec(LEGACY_KIND)
+    registry = load_registry().resolve(settings.model).scorer_options.get(spec.kind, {})
+    former = writer is None or _FORMER_RELEASE.match(writer) is not None
+    defaults = FORMER_DEFAULTS.get(spec.kind, {}) if former else {}
+    return RunSpec.of(spec.kind, {**defaults, **registry, **options}, settings)
 
 
 def migrate_cassette(path: Path, run: RunSpec, out: Path) -> Migrated:

@@ -22,7 +22,7 @@ from offline_scorer.cli.cassette_check import (
     verify_command,
 )
 from offline_scorer.cli.options import ScorerChoice, model_options, scorer_options
-from offline_scorer.errors import CassetteMissError, OfflineScorerError
+from offline_scorer.errors import CassetteMissError, InputError, OfflineScorerError
 
 _path = click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 
@@ -157,21 +157,33 @@ def upgrade_command(
 ) -> None:
     """Re-key a cassette of an older key format by scoring DATA with its answers.
 
-    Give the scorer kind and options, model and backend it was recorded with.
+    Give the scorer kind and options, model and backend it was recorded with, where OLD
+    carries no recipe (options not given are those of the release that wrote it).
     """
+    from offline_scorer.assembly.migrate import former_run
     from offline_scorer.assembly.open import JudgeSettings
-    from offline_scorer.assembly.run_spec import RunSpec
+    from offline_scorer.assembly.recording import RecordedRun, cassette_recipe, run_from
     from offline_scorer.assembly.upgrade import upgrade_cassette
     from offline_scorer.batch.datasets import iter_dataset
 
-    recipe = RunSpec.of(scorer.kind, scorer.options(), JudgeSettings(model=model, backend=backend))
+    if not old.is_file():
+        raise InputError(f"no such cassette: {old}")
+    settings = JudgeSettings(model=model, backend=backend)
+    found = cassette_recipe(old)
+    if found is None:
+        with CassetteFile(old, create=False) as source:
+            writer = source.writer
+        recipe = former_run(scorer.kind, scorer.options(), settings, writer)
+    else:
+        given = RecordedRun(scorer.kind if scorer.kind_given else None, scorer.options(), settings)
+        recipe = run_from(found, given, old)
     report = upgrade_cassette(
         old,
         new,
         iter_dataset(data),
         recipe.scorer_on,
-        model=model,
-        backend=backend,
+        model=recipe.judge.model,
+        backend=recipe.judge.backend,
         overwrite=overwrite,
     )
     click.echo(f"{new}: converted {report.converted} exchange(s) from {old}")

@@ -9,9 +9,9 @@ import click
 
 from offline_scorer.assembly.open import JudgeSettings
 from offline_scorer.assembly.recording import model_named_by_records
-from offline_scorer.assembly.run_spec import RunSpec
 from offline_scorer.cassette.judge import require_cassette
 from offline_scorer.cassette.modes import RecordMode
+from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.cli.options import ScorerChoice, model_options, scorer_options
 from offline_scorer.errors import InputError
 
@@ -39,8 +39,9 @@ def migrate_cassette_command(
 ) -> None:
     """Give FILE a header naming the run that recorded it: the model its records name (or
     --model) and the scorer kind and options given as flags over that model's registry
-    defaults. Every exchange stays byte for byte: the content digest does not change."""
-    from offline_scorer.assembly.migrate import migrate_cassette
+    defaults over the defaults of the time (`FORMER_DEFAULTS`). Every exchange stays byte for
+    byte: the content digest does not change."""
+    from offline_scorer.assembly.migrate import former_run, migrate_cassette
 
     require_cassette(file)
     if model is None:
@@ -50,7 +51,9 @@ def migrate_cassette_command(
                 f"{file} holds no records of exactly one registered model; pass --model"
             )
     settings = JudgeSettings(model=model, backend=backend, cassette=file, mode=RecordMode.REPLAY)
-    run = RunSpec.of(scorer.kind, scorer.options(), settings)
+    with CassetteFile(file, create=False) as cassette:
+        writer = cassette.writer
+    run = former_run(scorer.kind, scorer.options(), settings, writer)
     click.echo(migrate_cassette(file, run, out or file).summary)
 
 
@@ -83,7 +86,7 @@ def migrate_results_command(
 ) -> None:
     """Give the format 2 results FILE the recipe header of format 3, from --model and the
     option flags (the run's), after checking every line's digest against that recipe."""
-    from offline_scorer.assembly.migrate import migrate_results
+    from offline_scorer.assembly.migrate import former_run, migrate_results
 
     if not file.is_file():
         raise InputError(f"no such results file: {file}")
@@ -92,5 +95,5 @@ def migrate_results_command(
     settings = JudgeSettings(
         model=model, backend=backend, cassette=cassette, mode=RecordMode.REPLAY
     )
-    run = RunSpec.of(scorer.kind, scorer.options(), settings)
+    run = former_run(scorer.kind, scorer.options(), settings, None)
     click.echo(migrate_results(file, data, run, out or file).summary)

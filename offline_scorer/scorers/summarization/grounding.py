@@ -58,8 +58,8 @@ def sentences(text: str, *, clock_always_ends: bool) -> list[str]:
     """The text's sentences, in order, without repeats; abbreviations do not end one, and a
     time's "a.m."/"p.m." ends one only before a capital (or the end of the text).
 
-    `clock_always_ends` cuts as offline-scorer 0.4 and earlier did, after every "a.m."/"p.m."
-    (the scorer option `splitting = 1`, its default), so their recordings still replay."""
+    `clock_always_ends` cuts after every "a.m."/"p.m." instead (the scorer option
+    `splitting = 1`, which recordings made so name in their recipe)."""
     pieces: list[str] = []
     start = 0
     for match in _SENTENCE_END.finditer(text):
@@ -107,7 +107,8 @@ def claims_of(summary: str, *, clock_always_ends: bool) -> tuple[str, ...]:
 
 def as_question(sentence: str, *, clock_always_ends: bool) -> str:
     """A closed question answerable "yes" from the sentence it is made from ("... at 8:15
-    p.m.?" keeps the time's period, which offline-scorer 0.4 and earlier dropped)."""
+    p.m.?" keeps the time's period; with `clock_always_ends` it is dropped, as recordings
+    made with `splitting = 1` asked)."""
     body = sentence.rstrip(" .!?;:")
     last_word = body.rsplit(None, 1)[-1] if body else ""
     if not clock_always_ends and last_word.lower() in CLOCK:

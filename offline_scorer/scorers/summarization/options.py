@@ -25,10 +25,9 @@ explanation, no digits: what offline-scorer 0.3 sent, kept so its cassettes stil
 upgrade). The same readability checks apply to all three."""
 SPLITTINGS = (1, 2)
 """How texts are cut into sentences (the claims, and the source sentences questions are made
-of), by number: 1 as offline-scorer 0.4 cut them, after every "a.m."/"p.m." (so "open at 6:30
-a.m. on weekdays" became two sentences); 2 a time's "a.m."/"p.m." ends a sentence only before a
-capital. 1 stays the default so every earlier recording still replays; a model's registry entry
-chooses 2."""
+of), by number: 2, the default, a time's "a.m."/"p.m." ends a sentence only before a capital;
+1 after every "a.m."/"p.m." (so "open at 6:30 a.m. on weekdays" became two sentences), which a
+recording's recipe names when it was made so (`assembly.migrate` for files without one)."""
 
 QUESTION_UNITS = ("sentences", "facts")
 """What a coverage question asks about: "sentences", a whole source sentence each, the judge
@@ -125,11 +124,11 @@ class ScorerOptions:
     )
 
     splitting: int = field(
-        default=1,
+        default=2,
         metadata={
-            "help": "How texts are cut into sentences: 1 as offline-scorer 0.4 cut them; 2 "
-            "a time's a.m./p.m. ends a sentence only before a capital. The model's registry "
-            "entry may choose it."
+            "help": "How texts are cut into sentences: 2 (the default) a time's a.m./p.m. "
+            "ends a sentence only before a capital; 1 after every a.m./p.m., for recordings "
+            "made so. The model's registry entry may choose it."
         },
     )
 
@@ -229,7 +228,7 @@ class ScorerOptions:
 
     @property
     def clock_always_ends(self) -> bool:
-        """Whether sentences are cut after every "a.m."/"p.m." (`splitting` 1, as 0.4 cut them)."""
+        """Whether sentences are cut after every "a.m."/"p.m." (`splitting` 1)."""
         return self.splitting < 2
 
     @classmethod
