@@ -1,7 +1,7 @@
 """A judge's threshold and measured quality are kept per scorer kind
-(`[models.NAME.scorers.KIND]`); a registry of the former shape (one of each per model) still
-loads, read as the summarization kind's, with a one-line notice naming the converter, and
-`offline-scorer models upgrade-registry FILE` converts it keeping every value."""
+(`[models.NAME.scorers.KIND]`); a registry written for 0.3 (one of each per model) is refused
+in one line naming its unknown fields and the converter, and `offline-scorer migrate registry
+FILE` converts it keeping every value, after which it loads as the summarization kind's."""
 
 from __future__ import annotations
 
@@ -12,18 +12,18 @@ from pathlib import Path
 import pytest
 
 from offline_scorer import ConfigError
+from offline_scorer.assembly.migrate.registry import move_fields
 from offline_scorer.assembly.open import JudgeSettings
 from offline_scorer.assembly.run_spec import RunSpec
 from offline_scorer.cassette.modes import RecordMode
-from offline_scorer.models.entry import fold_former
 from offline_scorer.models.registry import ModelSpec, load_registry
-from tests.test_cli import run_cli
+from tests.test_cli import assert_clean_error, run_cli
 
 QUALITY = (
     'dataset = "{name}"\nrows = 30\nroc_auc = 0.8\nroc_auc_low = 0.7\nroc_auc_high = 0.9\n'
     'balanced_accuracy = 0.75\nmeasured = "2026-12-01"\n'
 )
-FORMER = (
+EARLIER = (
     "# my judges\n"
     '[models.mine]\npath = "mine.gguf"\nverdict_threshold = 0.61\n'
     "[models.mine.quality]\n" + QUALITY.format(name="mine.jsonl") + "# coverage, measured apart\n"
@@ -38,10 +38,10 @@ FORMER = (
 
 
 @pytest.fixture
-def former(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def earlier(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "mine.gguf").write_bytes(b"GGUF")
     user = tmp_path / "models.toml"
-    user.write_text(FORMER, encoding="utf-8")
+    user.write_text(EARLIER, encoding="utf-8")
     monkeypatch.setenv("OFFLINE_SCORER_MODELS", str(user))
     return user
 
@@ -63,7 +63,31 @@ def test_the_shipped_registry_keeps_each_judges_figures_under_its_summarization_
     }
 
 
-def test_a_former_registry_loads_as_the_summarization_kinds_figures(former: Path):
+def test_a_registry_of_the_earlier_shape_is_refused_naming_the_converter(earlier: Path):
+    proc = run_cli("models", "list", env={**os.environ})
+    assert proc.returncode != 0
+    lines = proc.stderr.decode().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), lines
+    assert "unknown field(s) quality, scorer_options, served_options, verdict_threshold" in lines[0]
+    assert "offline-scorer migrate registry FILE" in lines[0] and str(earlier) in lines[0]
+
+
+def test_migrate_registry_converts_keeping_every_value_and_the_comments(earlier: Path):
+    proc = run_cli("migrate", "registry", str(earlier))
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert f"migrated {earlier}: mine" in proc.stdout.decode()
+    text = earlier.read_text(encoding="utf-8")
+    for comment in ("# my judges", "# coverage, measured apart", "# reasons in its own words"):
+        assert comment in text
+    new = tomllib.loads(text)["models"]["mine"]
+    moved = tomllib.loads(EARLIER)["models"]["mine"]
+    assert move_fields(moved) and new == moved  # the file and the plain move agree
+    assert new["scorers"]["summarization"]["verdict_threshold"] == 0.61
+    assert new["scorers"]["summarization"]["options"] == {"free_text": "open"}
+    again = run_cli("migrate", "registry", str(earlier))
+    assert again.returncode == 0 and "nothing to do" in again.stdout.decode()
+    assert earlier.read_text(encoding="utf-8") == text
+
     spec = load_registry().models["mine"]
     assert spec.kind == "summarization" and spec.verdict_threshold == 0.61
     assert spec.quality is not None and spec.quality.dataset == "mine.jsonl"
@@ -73,33 +97,9 @@ def test_a_former_registry_loads_as_the_summarization_kinds_figures(former: Path
     other = spec.for_kind("consistency")
     assert other.quality is None  # measured with summarization: says nothing of this kind
     assert other.verdict_threshold == 0.61  # what every kind ran at before: cassettes replay
-
-
-def test_a_former_registry_is_named_once_on_stderr_with_the_converter(former: Path):
-    proc = run_cli("models", "list", env={**os.environ})
-    assert proc.returncode == 0, proc.stderr.decode()
-    lines = proc.stderr.decode().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("warning: "), lines
-    assert f"offline-scorer models upgrade-registry {former}" in lines[0]
-    assert "summarization: verdict threshold 0.61" in proc.stdout.decode()
-
-
-def test_upgrade_registry_converts_keeping_every_value_and_the_comments(former: Path):
-    proc = run_cli("models", "upgrade-registry", str(former))
-    assert proc.returncode == 0, proc.stderr.decode()
-    assert "converted" in proc.stdout.decode() and "mine" in proc.stdout.decode()
-    text = former.read_text(encoding="utf-8")
-    for comment in ("# my judges", "# coverage, measured apart", "# reasons in its own words"):
-        assert comment in text
-    new = tomllib.loads(text)["models"]["mine"]
-    assert new == fold_former(tomllib.loads(FORMER)["models"]["mine"])
-    assert new["scorers"]["summarization"]["verdict_threshold"] == 0.61
-    assert new["scorers"]["summarization"]["options"] == {"free_text": "open"}
-    quiet = run_cli("models", "list", env={**os.environ})
-    assert quiet.stderr.decode() == ""
-    again = run_cli("models", "upgrade-registry", str(former))
-    assert again.returncode == 0 and "nothing to do" in again.stdout.decode()
-    assert former.read_text(encoding="utf-8") == text
+    listed = run_cli("models", "list", env={**os.environ})
+    assert listed.returncode == 0 and listed.stderr.decode() == ""
+    assert "summarization: verdict threshold 0.61" in listed.stdout.decode()
 
 
 def test_each_kind_has_its_own_threshold_and_quality(tmp_path, monkeypatch):
@@ -141,9 +141,9 @@ def test_a_broken_kind_table_is_one_line_naming_the_field(tmp_path, monkeypatch)
         "[models.mine.scorers.summarization]\nverdict_threshold = 0.7\n",
         encoding="utf-8",
     )
-    with pytest.raises(ConfigError, match="given twice") as caught:
-        load_registry()
-    assert "upgrade-registry" in str(caught.value) and "\n" not in str(caught.value)
+    proc = run_cli("migrate", "registry", str(user))
+    assert_clean_error(proc, 2, "'verdict_threshold' of the summarization kind is given twice")
+    assert "verdict_threshold = 0.6\n" in user.read_text(encoding="utf-8")  # nothing written
 
 
 def test_a_run_of_a_kind_judges_at_that_kinds_threshold(tmp_path, monkeypatch):

@@ -105,21 +105,23 @@ def test_calibrate_the_kind_from_its_cassette(tmp_path):
 
 def test_calibrating_the_kind_leaves_the_judges_summarization_figures(tmp_path, monkeypatch):
     """Figures are kept per kind: `calibrate --scorer consistency` writes the consistency
-    table of the judge and nothing else, here into a user registry of the former shape (it is
-    converted on the way), and each command then shows the figures of the kind it runs."""
+    table of the judge and nothing else, here into a user registry holding the user's own
+    summarization figures, and each command then shows the figures of the kind it runs."""
     shipped = load_registry().resolve("default")
     user = tmp_path / "models.toml"
     entry = shipped.to_table()
     entry.pop("scorers")
-    mine = (  # the user's own summarization figures, in the former shape
-        f'\n[models.{shipped.name}.quality]\ndataset = "mine.jsonl"\nrows = 40\nroc_auc = 0.9\n'
+    mine = (  # the user's own summarization figures
+        f"\n[models.{shipped.name}.scorers.summarization]\n"
+        f"verdict_threshold = {shipped.verdict_threshold}\n"
+        f'[models.{shipped.name}.scorers.summarization.quality]\ndataset = "mine.jsonl"\n'
+        "rows = 40\nroc_auc = 0.9\n"
         "roc_auc_low = 0.8\nroc_auc_high = 0.95\nbalanced_accuracy = 0.85\n"
         'measured = "2026-12-01"\n'
     )
     lines = [f"{key} = {json.dumps(value)}" for key, value in entry.items() if key != "parts"]
     user.write_text(
-        f"# mine\n[models.{shipped.name}]\n" + "\n".join(lines) + "\n"
-        f"verdict_threshold = {shipped.verdict_threshold}\n" + mine,
+        f"# mine\n[models.{shipped.name}]\n" + "\n".join(lines) + "\n" + mine,
         encoding="utf-8",
     )
     env = {**os.environ, "OFFLINE_SCORER_MODELS": str(user)}
@@ -130,7 +132,6 @@ def test_calibrating_the_kind_leaves_the_judges_summarization_figures(tmp_path, 
     assert proc.returncode == 0, proc.stderr.decode()
     figures = json.loads(proc.stdout)
     written = tomllib.loads(user.read_text(encoding="utf-8"))["models"][shipped.name]
-    assert not {"verdict_threshold", "quality"} & set(written)  # converted
     assert written["scorers"]["summarization"] == {
         "verdict_threshold": shipped.verdict_threshold,
         "quality": before.quality.model_dump(exclude_none=True),

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from offline_scorer.calibration.registry_file import kind_table, write_document
 from offline_scorer.errors import ConfigError, InputError
 from offline_scorer.models.entry import AxisSignal
 from offline_scorer.report import stats
@@ -302,31 +303,14 @@ def write_item_threshold(
     calibration: ItemCalibration,
     threshold: float,
     quality: AxisSignal | None,
-) -> list[str]:
+) -> None:
     """Set the kind's option that holds the items' threshold (`coverage_threshold`) on model
     `name` in a registry file, and with `quality` the kind's table of what was measured of
-    that axis (`[models.NAME.scorers.KIND.axes.AXIS]`), keeping the file's comments; a model the
-    file lacks is copied in first, and a file of the former shape converted (as
-    `verdicts.write_threshold` does)."""
+    that axis (`[models.NAME.scorers.KIND.axes.AXIS]`), keeping the file's comments
+    (`registry_file.kind_table`)."""
     import tomlkit
 
-    from offline_scorer.files import atomic_write_text
-    from offline_scorer.models.upgrade import upgrade_document
-
-    document = (
-        tomlkit.parse(registry.read_text(encoding="utf-8"))
-        if registry.is_file()
-        else tomlkit.document()
-    )
-    upgraded = upgrade_document(document)
-    models = document.setdefault("models", tomlkit.table(is_super_table=True))
-    if name not in models:
-        table = tomlkit.table()
-        for key, value in entry.items():
-            table[key] = value
-        models[name] = table
-    scorers = models[name].setdefault("scorers", tomlkit.table(is_super_table=True))
-    part = scorers.setdefault(kind, tomlkit.table())
+    document, part = kind_table(registry, name, entry, kind)
     options = part.setdefault("options", tomlkit.table())
     options[calibration.option] = threshold
     if quality is not None:
@@ -335,11 +319,4 @@ def write_item_threshold(
         for key, value in quality.model_dump(exclude_none=True).items():
             table[key] = value
         axes[calibration.axis] = table
-    try:
-        registry.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(registry, tomlkit.dumps(document))
-    except OSError as error:
-        raise ConfigError(
-            f"cannot write model registry {registry}: {error.strerror or error}"
-        ) from None
-    return upgraded
+    write_document(registry, document)

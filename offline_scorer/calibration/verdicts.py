@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from offline_scorer.batch.datasets import DataItem, RowError
+from offline_scorer.calibration.registry_file import kind_table, write_document
 from offline_scorer.errors import ConfigError, InputError
-from offline_scorer.models.entry import LEGACY_KIND, AxisSignal, MeasuredQuality
+from offline_scorer.models.entry import BASE_KIND, AxisSignal, MeasuredQuality
 from offline_scorer.report import stats
 from offline_scorer.report.quality import binary_label
 from offline_scorer.scorers.protocol import Scorer
@@ -170,47 +171,20 @@ def write_threshold(
     entry: Mapping[str, Any],
     threshold: float,
     quality: MeasuredQuality | None = None,
-    kind: str = LEGACY_KIND,
-) -> list[str]:
+    kind: str = BASE_KIND,
+) -> None:
     """Set `verdict_threshold` of scorer kind `kind` on model `name` in a registry file
     (`[models.NAME.scorers.KIND]`), keeping its comments, and with `quality` that table's
     `quality` (what the calibration measured). Every other kind's table is left as it was: a
-    threshold measured with one kind's requests says nothing of another's.
-
-    A user registry entry replaces the shipped one whole, so a model the file lacks is copied
-    into it from `entry` (the resolved registry entry) first. A file of the former shape is
-    converted to the per-kind one first (the models converted are returned, for a notice), as
-    the kind's table could not be written beside it."""
+    threshold measured with one kind's requests says nothing of another's
+    (`registry_file.kind_table`)."""
     import tomlkit
 
-    from offline_scorer.files import atomic_write_text
-    from offline_scorer.models.upgrade import upgrade_document
-
-    document = (
-        tomlkit.parse(registry.read_text(encoding="utf-8"))
-        if registry.is_file()
-        else tomlkit.document()
-    )
-    upgraded = upgrade_document(document)
-    models = document.setdefault("models", tomlkit.table(is_super_table=True))
-    if name not in models:
-        table = tomlkit.table()
-        for key, value in entry.items():
-            table[key] = value
-        models[name] = table
-    scorers = models[name].setdefault("scorers", tomlkit.table(is_super_table=True))
-    part = scorers.setdefault(kind, tomlkit.table())
+    document, part = kind_table(registry, name, entry, kind)
     part["verdict_threshold"] = threshold
     if quality is not None:
         table = tomlkit.table()
         for key, value in quality.model_dump(exclude_none=True).items():
             table[key] = value
         part["quality"] = table
-    try:
-        registry.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(registry, tomlkit.dumps(document))
-    except OSError as error:
-        raise ConfigError(
-            f"cannot write model registry {registry}: {error.strerror or error}"
-        ) from None
-    return upgraded
+    write_document(registry, document)

@@ -194,15 +194,9 @@ def _write_registry(
     day = datetime.datetime.now(datetime.UTC).date().isoformat()
     kept = None if model_spec.quality is None else model_spec.quality.coverage
     measured = measured_quality(result, labelled.name, day, kept)
-    upgraded = write_threshold(
+    write_threshold(
         target, model_spec.name, model_spec.to_entry(), result.threshold, measured, run.kind
     )
-    if upgraded:
-        click.echo(
-            f"converted {target} to the per-kind shape ([models.NAME.scorers.KIND]) for "
-            f"{', '.join(upgraded)}",
-            err=True,
-        )
     click.echo(
         f"wrote verdict_threshold = {result.threshold}"
         f"{' and what was measured' if measured else ''} for {model_spec.name}, {run.kind} "

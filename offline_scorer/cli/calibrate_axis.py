@@ -121,7 +121,7 @@ def _write(
     day = datetime.datetime.now(datetime.UTC).date().isoformat()
     calibration = item_reader(run.spec)
     measured = item_quality(result, labelled.name, day)
-    upgraded = write_item_threshold(
+    write_item_threshold(
         target,
         model_spec.name,
         model_spec.to_entry(),
@@ -130,12 +130,6 @@ def _write(
         result.threshold,
         measured,
     )
-    if upgraded:
-        click.echo(
-            f"converted {target} to the per-kind shape ([models.NAME.scorers.KIND]) for "
-            f"{', '.join(upgraded)}",
-            err=True,
-        )
     click.echo(
         f"wrote {calibration.option} = {result.threshold}"
         f"{' and what was measured' if measured else ''} for {model_spec.name}, {run.kind} "

@@ -18,7 +18,8 @@ from offline_scorer.errors import InputError
 
 @click.group()
 def migrate() -> None:
-    """Write a recording's recipe into it (files made before recordings carried one)."""
+    """Bring a file of an earlier release forward: a recording without its recipe, a model
+    registry of the earlier shape."""
 
 
 _OUT = click.option(
@@ -97,3 +98,14 @@ def migrate_results_command(
     )
     run = former_run(scorer.kind, scorer.options(), settings, None)
     click.echo(migrate_results(file, data, run, out or file).summary)
+
+
+@migrate.command("registry")
+@click.argument("file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+def migrate_registry_command(file: Path) -> None:
+    """Convert a model registry FILE written for offline-scorer 0.3 (one verdict_threshold and
+    quality per model) to the per-kind shape ([models.NAME.scorers.KIND]), in place, every
+    value and the comments inside moved tables kept."""
+    from offline_scorer.assembly.migrate import migrate_registry
+
+    click.echo(migrate_registry(file).summary)

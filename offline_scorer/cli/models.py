@@ -81,23 +81,6 @@ def _figures(spec: ModelSpec) -> list[str]:
     return shown or ["quality: not measured"]
 
 
-@models.command("upgrade-registry")
-@click.argument("file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
-def models_upgrade_registry(file: Path) -> None:
-    """Convert a registry FILE of the former shape (one verdict_threshold and quality per
-    model) to the per-kind one ([models.NAME.scorers.KIND]), in place, every value kept."""
-    from offline_scorer.models.upgrade import upgrade_file
-
-    moved = upgrade_file(file)
-    if not moved:
-        click.echo(f"{file} is in the per-kind shape already; nothing to do")
-        return
-    click.echo(
-        f"converted {file}: {', '.join(moved)} now keep their figures under "
-        "[models.NAME.scorers.KIND] (the former shape's were the summarization kind's)"
-    )
-
-
 def _needs_no_install(spec: ModelSpec) -> str:
     """The line for a model whose file is not offline-scorer's to install; a ModelError when
     its package is missing, as the model is not usable after the command."""

@@ -50,15 +50,9 @@ class ModelPart(BaseModel):
         return f"{self.package}=={self.version}"
 
 
-LEGACY_KIND = "summarization"
-"""The scorer kind whose figures a registry of the former shape holds: its one
-`verdict_threshold` and `quality` per model were measured with the summarization scorer, the
-only kind there was, and cassettes recorded with any kind were keyed by that threshold."""
-
-FORMER_KEYS = ("verdict_threshold", "quality", "scorer_options", "served_options")
-"""The fields a registry entry of the former shape sets outside `scorers` (one per model)."""
-
-UPGRADE_COMMAND = "offline-scorer models upgrade-registry"
+BASE_KIND = "summarization"
+"""The kind whose threshold a kind without one of its own runs at: the first kind, whose
+threshold every recording made before thresholds were kept per kind is keyed by."""
 
 
 class KindPart(BaseModel):
@@ -129,12 +123,6 @@ class ModelEntry(BaseModel):
         default_factory=dict, description="a table of per-kind tables, one per scorer kind"
     )
 
-    @model_validator(mode="before")
-    @classmethod
-    def _former_shape(cls, raw: Any) -> Any:
-        """An entry of the former shape read as the per-kind one (see `fold_former`)."""
-        return fold_former(raw) if isinstance(raw, dict) else raw
-
     @model_validator(mode="after")
     def _one_location(self) -> ModelEntry:
         given = [self.path is not None, self.package is not None or self.file is not None]
@@ -156,7 +144,7 @@ class ModelEntry(BaseModel):
         A kind with no threshold of its own runs at the summarization kind's, the one every
         kind ran at before thresholds were kept per kind: the cassettes it recorded then keep
         replaying, and `calibrate --scorer KIND` gives it its own."""
-        for part in (self.part(kind), self.part(LEGACY_KIND)):
+        for part in (self.part(kind), self.part(BASE_KIND)):
             if part.verdict_threshold is not None:
                 return float(part.verdict_threshold)
         return DEFAULT_VERDICT_THRESHOLD
@@ -197,50 +185,6 @@ def _part_table(part: KindPart) -> dict[str, Any]:
     return {key: value for key, value in table.items() if value != {}}
 
 
-def uses_former_shape(raw: Any) -> bool:
-    """Whether a raw `[models.NAME]` table sets a field of the former shape."""
-    return isinstance(raw, dict) and any(key in raw for key in FORMER_KEYS)
-
-
-def fold_former(raw: dict[str, Any]) -> dict[str, Any]:
-    """`raw` with the former shape's fields moved into `scorers`: `verdict_threshold` and
-    `quality` into the summarization kind's table (`LEGACY_KIND`), `scorer_options.KIND` into
-    `scorers.KIND.options`, `served_options.KIND` into `scorers.KIND.served_options`. A value
-    the entry also sets in its new place, differently, is refused: which one is meant is not
-    ours to guess."""
-    if not uses_former_shape(raw):
-        return raw
-    folded = {key: value for key, value in raw.items() if key not in FORMER_KEYS}
-    scorers = {
-        kind: dict(part) if isinstance(part, dict) else part
-        for kind, part in _mapping(raw.get("scorers", {}), "scorers").items()
-    }
-    moves: list[tuple[str, str, Any]] = [
-        (LEGACY_KIND, key, raw[key]) for key in ("verdict_threshold", "quality") if key in raw
-    ]
-    for former, key in (("scorer_options", "options"), ("served_options", "served_options")):
-        for kind, value in _mapping(raw.get(former, {}), former).items():
-            moves.append((kind, key, value))
-    for kind, key, value in moves:
-        part = scorers.setdefault(kind, {})
-        if not isinstance(part, dict):
-            part = scorers[kind] = part.model_dump(exclude_defaults=True)
-        if key in part and part[key] != value:
-            raise ValueError(
-                f"'{key}' of the {kind} kind is given twice (in the former shape and in "
-                f"scorers.{kind}); keep one, or convert the file with `{UPGRADE_COMMAND} FILE`"
-            )
-        part[key] = value
-    folded["scorers"] = scorers
-    return folded
-
-
-def _mapping(value: Any, name: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ValueError(f"'{name}' must be a table of tables, one per scorer kind")
-    return value
-
-
 def parse_entry(raw: Any, where: str) -> ModelEntry:
     """A validated entry, or a one-line ConfigError quoting the broken field's rule."""
     if not isinstance(raw, dict):
@@ -255,7 +199,10 @@ def _explain(error: ValidationError) -> str:
     problems = error.errors()
     unknown = sorted(_shown(p["loc"]) for p in problems if p["type"] == "extra_forbidden")
     if unknown:
-        return f"unknown field(s) {', '.join(unknown)}"
+        return (
+            f"unknown field(s) {', '.join(unknown)} (a registry written for an earlier "
+            "release: `offline-scorer migrate registry FILE` converts it)"
+        )
     first = problems[0]
     if not first["loc"]:
         return str(first.get("ctx", {}).get("error", first["msg"]))

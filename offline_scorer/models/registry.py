@@ -11,7 +11,6 @@ import hashlib
 import importlib.metadata
 import os
 import re
-import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,15 +22,12 @@ from pydantic import model_validator
 from offline_scorer.errors import ConfigError, ModelError
 from offline_scorer.models.checksums import file_sha256
 from offline_scorer.models.entry import (
+    BASE_KIND,
     DEFAULT_VERDICT_THRESHOLD,
-    LEGACY_KIND,
-    UPGRADE_COMMAND,
     MeasuredQuality,
     ModelEntry,
-    fold_former,
     parse_entry,
     resolve_path,
-    uses_former_shape,
 )
 from offline_scorer.settings import (
     MODEL_ENV,
@@ -52,18 +48,18 @@ class ModelSpec(ModelEntry):
 
     name: str
     origin: str = ""  # where this entry was defined, for error messages
-    kind: str = LEGACY_KIND  # whose figures the two below are
+    kind: str = BASE_KIND  # whose figures the two below are
     verdict_threshold: float = DEFAULT_VERDICT_THRESHOLD  # set from `scorers` when made
     quality: MeasuredQuality | None = None  # likewise
 
     @model_validator(mode="before")
     @classmethod
-    def _former_shape(cls, raw: Any) -> Any:
-        """The former shape folded as for an entry; a spec's own dump (it names its `kind`)
-        carries the kind's figures beside `scorers`, where they came from, so they are dropped."""
+    def _own_dump(cls, raw: Any) -> Any:
+        """A spec's own dump (it names its `kind`) carries the kind's figures beside `scorers`,
+        where they came from, so they are dropped and derived again."""
         if isinstance(raw, dict) and "kind" in raw and "scorers" in raw:
             return {k: v for k, v in raw.items() if k not in ("verdict_threshold", "quality")}
-        return fold_former(raw) if isinstance(raw, dict) else raw
+        return raw
 
     @model_validator(mode="after")
     def _kind_figures(self) -> ModelSpec:
@@ -172,24 +168,6 @@ def _entry(name: str, raw: Any, origin: Path) -> ModelSpec:
     return ModelSpec(name=name, origin=str(origin), **entry.model_dump(exclude_unset=True))
 
 
-_WARNED: set[Path] = set()  # registries whose former shape was already named in this process
-
-
-def _former_shape_notice(path: Path, models: Mapping[str, Any]) -> None:
-    """One line on stderr, once per file and process, when a registry is in the former shape:
-    it still loads (its figures read as the summarization kind's), and the line names the
-    command that converts it."""
-    if path in _WARNED or not any(uses_former_shape(raw) for raw in models.values()):
-        return
-    _WARNED.add(path)
-    print(
-        f"warning: {path} keeps verdict_threshold, quality, scorer_options or served_options "
-        f"outside [models.NAME.scorers.KIND] (the former shape), read as the {LEGACY_KIND} "
-        f"kind's; convert it with `{UPGRADE_COMMAND} {path}`",
-        file=sys.stderr,
-    )
-
-
 def _read(path: Path) -> tuple[str | None, dict[str, ModelSpec]]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -203,7 +181,6 @@ def _read(path: Path) -> tuple[str | None, dict[str, ModelSpec]]:
     models = data.get("models", {})
     if not isinstance(models, Mapping):
         raise ConfigError(f"{path}: [models] must be a table of model entries")
-    _former_shape_notice(path, models)
     return default, {name: _entry(name, raw, path) for name, raw in models.items()}
 
 

@@ -1,0 +1,24 @@
+"""Everything that brings a file of an earlier release forward, in one place, so the paths that
+read recordings and registries know only the current formats (as vcrpy keeps its migration in
+one module): recordings without a recipe (`recordings`), registries of the earlier shape
+(`registry`). `offline-scorer migrate cassette|results|registry` runs them."""
+
+from __future__ import annotations
+
+from offline_scorer.assembly.migrate.recordings import (
+    FORMER_DEFAULTS,
+    Migrated,
+    former_run,
+    migrate_cassette,
+    migrate_results,
+)
+from offline_scorer.assembly.migrate.registry import migrate_registry
+
+__all__ = [
+    "FORMER_DEFAULTS",
+    "Migrated",
+    "former_run",
+    "migrate_cassette",
+    "migrate_registry",
+    "migrate_results",
+]
