@@ -161,9 +161,9 @@ def upgrade_command(
     carries no recipe (options not given are those of the release that wrote it).
     """
     from offline_scorer.assembly.migrate import former_run
+    from offline_scorer.assembly.migrate.keys import upgrade_cassette
     from offline_scorer.assembly.open import JudgeSettings
     from offline_scorer.assembly.recording import RecordedRun, cassette_recipe, run_from
-    from offline_scorer.assembly.upgrade import upgrade_cassette
     from offline_scorer.batch.datasets import iter_dataset
 
     if not old.is_file():

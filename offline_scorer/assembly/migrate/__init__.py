@@ -1,10 +1,12 @@
 """Everything that brings a file of an earlier release forward, in one place, so the paths that
 read recordings and registries know only the current formats (as vcrpy keeps its migration in
 one module): recordings without a recipe (`recordings`), registries of the earlier shape
-(`registry`). `offline-scorer migrate cassette|results|registry` runs them."""
+(`registry`), cassettes of an older key format or decoder (`keys`).
+`offline-scorer migrate cassette|results|registry` and `cassette upgrade` run them."""
 
 from __future__ import annotations
 
+from offline_scorer.assembly.migrate.keys import upgrade_cassette
 from offline_scorer.assembly.migrate.recordings import (
     FORMER_DEFAULTS,
     Migrated,
@@ -21,4 +23,5 @@ __all__ = [
     "migrate_cassette",
     "migrate_registry",
     "migrate_results",
+    "upgrade_cassette",
 ]
