@@ -27,14 +27,15 @@ from offline_scorer.errors import CassetteMissError, InputError, OfflineScorerEr
 _path = click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
 
 
-def _model_names() -> dict[str, str]:
+def _model_name(sha256: str) -> str:
+    """The registry name of the model a record names by its sha256, for a person."""
     from offline_scorer.models.registry import load_registry
 
     try:
-        registry = load_registry()
+        names = load_registry().names_pinning(sha256)
     except OfflineScorerError:  # a broken user registry should not hide the cassette
-        return {}
-    return {spec.sha256: name for name, spec in registry.models.items() if spec.sha256}
+        names = []
+    return " / ".join(names) or "unregistered model"
 
 
 @click.group()
@@ -52,7 +53,6 @@ def show(path: Path) -> None:
     """Format version, size, and exchange counts by model and step."""
     with open_cassette(path) as cas:
         exchanges = read_exchanges(cas)
-        names = _model_names()
         click.echo(f"cassette:  {path}")
         click.echo(f"format:    version {cas.format_version}, written by {cas.writer}")
         click.echo(f"recipe:    {_recipe_line(cas.recipe, path)}")
@@ -65,8 +65,7 @@ def show(path: Path) -> None:
             click.echo(f"keys:      format {key_format}, backend {backend}: {count}")
         counts = Counter((ex.parts.model_sha256, ex.step) for ex in exchanges)
         for (sha, step), count in sorted(counts.items()):
-            model = names.get(sha, "unregistered model")
-            click.echo(f"  {model} ({sha[:12]})  {step:<10} {count}")
+            click.echo(f"  {_model_name(sha)} ({sha[:12]})  {step:<10} {count}")
 
 
 def _recipe_line(recipe: Mapping[str, object] | None, path: Path) -> str:
