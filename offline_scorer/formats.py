@@ -30,6 +30,7 @@ __all__ = [
     "OUTLINES_SCHEMA_REWRITER",
     "RESULTS_FORMAT",
     "SUMMARIZATION_REQUESTS_REVISION",
+    "SUMMARIZATION_SHOWN_REVISION",
 ]
 
 # -- Cassette files ------------------------------------------------------------------------
@@ -114,6 +115,15 @@ format 2; format 2 had no header; a line without "format" is format 1. Readers t
 1, so bump it with any change to a line's fields or to the header."""
 
 # -- Scorer identities (in every results line's digest) -----------------------------------
+
+SUMMARIZATION_SHOWN_REVISION = 1
+"""Which of the judge's texts the summarization scorer shows a person, revision by revision:
+the checks a reason, a quote or an explanation must pass (`reason_checks.REASON_CHECKS`,
+`evidence.QUOTE_CHECKS`, `explanation_checks.EXPLANATION_CHECKS`) and the vetting-only word
+lists they read. It enters the scorer's identity and a recording's recipe as "shown" once it is
+above 1 (revision 1 is what every digest made before the field existed states), so after a bump
+`--resume` scores again the lines whose texts today's rules could replace, and `reproduce`
+names the revision. Bump it with any change to those rules that changes a shown text."""
 
 SUMMARIZATION_REQUESTS_REVISION = 2
 """What the summarization scorer's request builders send, revision by revision; it enters the

@@ -182,3 +182,19 @@ def test_a_live_run_with_other_options_reproduces_with_no_flags(tmp_path):
     )
     assert proc.returncode == 0, proc.stdout.decode() + proc.stderr.decode()
     assert "2 of 2 lines identical" in proc.stdout.decode()
+
+
+def test_the_revisions_a_recipe_carries_enter_every_digest():
+    """The request and shown-text revisions are one table, read by the recipe and the
+    identity a results line's digest covers; a revision at 1 is left out of both, so digests
+    made before a revision existed hold until it is bumped."""
+    from offline_scorer.formats import SUMMARIZATION_SHOWN_REVISION
+    from offline_scorer.scorers.registry import get_spec
+    from offline_scorer.scorers.summarization.options import ScorerOptions
+    from offline_scorer.scorers.summarization.scorer import SummarizationScorer
+    from tests.helpers import scripted
+
+    identity = SummarizationScorer(scripted([True], 1, [True]), ScorerOptions()).identity()
+    revisions = get_spec("summarization").revisions
+    assert revisions and all(identity[name] == value for name, value in revisions.items())
+    assert ("shown" in identity) == (SUMMARIZATION_SHOWN_REVISION > 1)

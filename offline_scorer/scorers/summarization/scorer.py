@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from offline_scorer.errors import GenerationError
-from offline_scorer.formats import SUMMARIZATION_REQUESTS_REVISION
+from offline_scorer.formats import SUMMARIZATION_REQUESTS_REVISION, SUMMARIZATION_SHOWN_REVISION
 from offline_scorer.judging.ask import ask
 from offline_scorer.judging.protocol import Completion, Judge, JudgeRequest, TextJudge, as_judge
 from offline_scorer.scorers.summarization import prompts, question_prompts, readable
@@ -69,6 +69,15 @@ def _probabilities(step: str, completion: Completion, verdicts: int) -> tuple[fl
 
 
 Verdict = TypeVar("Verdict", ClaimVerdict, QuestionVerdict)
+
+
+REVISIONS: dict[str, int] = {
+    "requests": SUMMARIZATION_REQUESTS_REVISION,
+    **({"shown": SUMMARIZATION_SHOWN_REVISION} if SUMMARIZATION_SHOWN_REVISION > 1 else {}),
+}
+"""The revisions of what the scorer sends the judge and shows a person (`formats`), as its
+identity and a recording's recipe carry them; a revision at 1 is left out (see
+`SUMMARIZATION_SHOWN_REVISION`)."""
 
 
 @dataclass(frozen=True)
@@ -138,11 +147,7 @@ class SummarizationScorer:
             step: prompts.sampling(step, options.free_text, thresholds.get(step)).normalized()
             for step in prompts.SAMPLING
         }
-        return {
-            "options": self.options.identity(),
-            "sampling": sampling,
-            "requests": SUMMARIZATION_REQUESTS_REVISION,
-        }
+        return {"options": self.options.identity(), "sampling": sampling, **REVISIONS}
 
     def _texts(self, run: Mapping[str, Any]) -> tuple[str, str]:
         """(source, summary) of a Mastra run, by the spec's resolution rules."""

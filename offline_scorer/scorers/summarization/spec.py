@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from offline_scorer.formats import SUMMARIZATION_REQUESTS_REVISION
 from offline_scorer.judging.protocol import Judge
 from offline_scorer.scorers.protocol import Scorer
 from offline_scorer.scorers.spec import ItemCalibration, ScorerSpec, VerdictColumn
@@ -15,7 +14,7 @@ from offline_scorer.scorers.summarization.examples import example_requests
 from offline_scorer.scorers.summarization.options import ScorerOptions
 from offline_scorer.scorers.summarization.result import ScorerResult
 from offline_scorer.scorers.summarization.rule import AXES
-from offline_scorer.scorers.summarization.scorer import SummarizationScorer
+from offline_scorer.scorers.summarization.scorer import REVISIONS, SummarizationScorer
 
 
 def _build(judge: Judge, options: ScorerOptions) -> Scorer:
@@ -71,5 +70,5 @@ SPEC = ScorerSpec(
     calibration_probabilities=_claim_probabilities,
     item_calibration=ItemCalibration("coverage", "coverage_threshold", _question_probabilities),
     examples=example_requests,
-    revisions={"requests": SUMMARIZATION_REQUESTS_REVISION},
+    revisions=REVISIONS,
 )
