@@ -72,7 +72,7 @@ def test_both_from_stdin():
 
 def test_max_questions_below_one():
     proc = run_cli("score", "--source", SOURCE, "--summary", SUMMARY, "--max-questions", "0")
-    assert_clean_error(proc, 2, "max_questions must be at least 1")
+    assert_clean_error(proc, 2, "max_questions must be a whole number, at least 1")
 
 
 @pytest.mark.parametrize("scale", ["0", "-1", "nan"])

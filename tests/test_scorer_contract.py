@@ -157,7 +157,7 @@ def test_no_user_message_means_empty_source():
 @pytest.mark.parametrize("bad", [0, -3])
 def test_max_questions_below_one_raises_at_construction(bad):
     judge = scripted([T], 1, [T])
-    with pytest.raises(ConfigError, match="max_questions must be at least 1"):
+    with pytest.raises(ConfigError, match="max_questions must be a whole number, at least 1"):
         create_summarization_scorer(model=judge, options={"max_questions": bad})
     assert judge.calls == []
 
@@ -167,7 +167,7 @@ def test_max_questions_below_one_raises_at_construction(bad):
     [
         ({"maxQuestions": 2.5}, "whole number"),
         ({"max_questions": True}, "whole number"),
-        ({"scale": 0}, "scale must be > 0"),
+        ({"scale": 0}, "scale must be a finite number > 0, got 0"),
         ({"scale": float("nan")}, "finite"),
         ({"scale": "2"}, "finite number"),
         ({"maxquestions": 3}, "unknown scorer option 'maxquestions'"),

@@ -26,9 +26,9 @@ LabelKind = Literal["binary", "numeric"]
 class ScorerOptions(Protocol):
     """An options object of a scorer kind: validated on construction, comparable by value.
 
-    A kind's options type is a frozen dataclass: fields whose `metadata` has a "help" text
-    become command-line flags (`--max-questions`), and `identity()` is what enters the resume
-    digest.
+    A kind's options type is a frozen pydantic model (help in a field's `json_schema_extra`)
+    or a frozen dataclass (help in a field's `metadata`): fields with a "help" text become
+    command-line flags (`--max-questions`), and `identity()` is what enters the resume digest.
     """
 
     @classmethod
@@ -51,17 +51,43 @@ class CliOption:
 
 
 def cli_options(options: type) -> tuple[CliOption, ...]:
-    """The flags a kind's options type offers: its dataclass fields that carry a "help"."""
-    hints = typing.get_type_hints(options)
+    """The flags a kind's options type offers: the fields that carry a "help", of a pydantic
+    model (in `json_schema_extra`) or of a frozen dataclass (in `metadata`)."""
+    hints = typing.get_type_hints(options, include_extras=False)
     found = []
-    for field in dataclasses.fields(options):
-        text = field.metadata.get("help")
-        if text:
-            kind = hints.get(field.name)
-            if not isinstance(kind, type):  # `float | None`: the flag takes a float
-                kind = next((a for a in typing.get_args(kind) if a is not type(None)), str)
-            found.append(CliOption(field.name, kind if isinstance(kind, type) else str, text))
+    for name, text in _helps(options):
+        found.append(CliOption(name, _flag_type(hints.get(name)), text))
     return tuple(found)
+
+
+def _helps(options: type) -> list[tuple[str, str]]:
+    """(field name, help) of each field of `options` that has a help, in declaration order."""
+    fields = getattr(options, "model_fields", None)
+    if fields is not None:  # a pydantic model
+        return [
+            (name, str(field.json_schema_extra["help"]))
+            for name, field in fields.items()
+            if isinstance(field.json_schema_extra, dict) and field.json_schema_extra.get("help")
+        ]
+    return [
+        (field.name, str(field.metadata["help"]))
+        for field in dataclasses.fields(options)
+        if field.metadata.get("help")
+    ]
+
+
+def _flag_type(hint: Any) -> type:
+    """The type a flag's value is read as: `float | None` takes a float, a union of numbers
+    the widest, a literal its values' type."""
+    if isinstance(hint, type):
+        return hint
+    args = [a for a in typing.get_args(hint) if a is not type(None)]
+    if typing.get_origin(hint) is Literal:
+        return type(args[0]) if args else str
+    kinds = [_flag_type(a) for a in args]
+    if float in kinds:
+        return float
+    return kinds[0] if kinds else str
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,21 @@ mistake (unknown name, both spellings, bad value) fails at construction, not mid
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
 
 from offline_scorer.errors import ConfigError
 
@@ -35,172 +46,161 @@ choosing which (as offline-scorer 0.4 asked, kept so its recordings replay); "fa
 each (a clause of a sentence, see `facts`), chosen by their weight in the source."""
 
 
-_ALIASES = {
-    "max_questions": "max_questions",
-    "maxQuestions": "max_questions",
-    "scale": "scale",
-    "source": "source",
-    "source_extractor": "source_extractor",
-    "sourceExtractor": "source_extractor",
-    "free_text": "free_text",
-    "freeText": "free_text",
-    "coverage_threshold": "coverage_threshold",
-    "coverageThreshold": "coverage_threshold",
-    "claim_threshold": "claim_threshold",
-    "claimThreshold": "claim_threshold",
-    "one_by_one": "one_by_one",
-    "oneByOne": "one_by_one",
-    "quote_evidence": "quote_evidence",
-    "quoteEvidence": "quote_evidence",
-    "coverage_baseline": "coverage_baseline",
-    "coverageBaseline": "coverage_baseline",
-    "splitting": "splitting",
-    "questions": "questions",
-}
+PositiveNumber = (
+    Annotated[StrictInt, Field(gt=0)] | Annotated[StrictFloat, Field(gt=0, allow_inf_nan=False)]
+)
+"""A finite number > 0; an int stays an int (the identity's JSON, so every digest, keeps it)."""
+FreeText = Literal["sentences", "open", "bounded"]
+QuestionUnit = Literal["sentences", "facts"]
 
 
-@dataclass(frozen=True)
-class ScorerOptions:
-    max_questions: int = field(
-        default=DEFAULT_MAX_QUESTIONS, metadata={"help": "Upper bound on coverage questions."}
-    )
-    scale: float = field(default=1, metadata={"help": "The score is multiplied by this."})
-    source: str | None = None
-    source_extractor: SourceExtractor | None = None
-    free_text: str = field(
-        default="sentences",
-        metadata={
-            "help": "How the judge's reasons are decoded: sentences (the inputs' words), "
-            "open (any words; the model's registry entry may choose it) or bounded (as "
-            "offline-scorer 0.3 did, to replay or upgrade its cassettes)."
-        },
+def _flag(rule: str, text: str) -> Any:
+    """A field's metadata: `rule`, what a value must be (quoted when one is not), and `text`,
+    the help of its command-line flag (`scorers.spec.cli_options`)."""
+    return {"description": rule, "json_schema_extra": {"help": text}}
+
+
+class ScorerOptions(BaseModel):
+    """The summarization scorer's options: each field's type and bounds are its rules, each
+    flag's help its `help`; camelCase aliases (Mastra's spelling) are generated from the names."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        alias_generator=to_camel,
+        populate_by_name=True,
+        arbitrary_types_allowed=True,
     )
 
-    coverage_threshold: float | None = field(
-        default=None,
-        metadata={
-            "help": "P(answered) at or above which a coverage question counts as answered "
-            "(default: the judge's verdict threshold; the model's registry entry may set it)."
-        },
+    max_questions: StrictInt = Field(
+        DEFAULT_MAX_QUESTIONS,
+        ge=1,
+        **_flag(
+            "a whole number, at least 1 (the scorer needs one coverage question to judge coverage)",
+            "Upper bound on coverage questions.",
+        ),
+    )
+    scale: PositiveNumber = Field(
+        1,
+        **_flag("a finite number > 0", "The score is multiplied by this."),
+    )
+    source: str | None = Field(None, strict=True, description="a string")
+    source_extractor: SourceExtractor | None = Field(
+        None, description="a callable (input, output) -> str"
+    )
+    free_text: FreeText = Field(
+        "sentences",
+        **_flag(
+            "one of sentences, open, bounded",
+            "How the judge's reasons are decoded: sentences (the inputs' words), open (any "
+            "words; the model's registry entry may choose it) or bounded (as offline-scorer "
+            "0.3 did, to replay or upgrade its cassettes).",
+        ),
+    )
+    coverage_threshold: float | None = Field(
+        None,
+        gt=0,
+        lt=1,
+        strict=True,
+        **_flag(
+            "a number between 0 and 1",
+            "P(answered) at or above which a coverage question counts as answered (default: "
+            "the judge's verdict threshold; the model's registry entry may set it).",
+        ),
+    )
+    claim_threshold: float | None = Field(
+        None,
+        gt=0,
+        lt=1,
+        strict=True,
+        **_flag(
+            "a number between 0 and 1",
+            "P(supported) at or above which a claim counts as supported (default: the judge's "
+            "verdict threshold; the model's registry entry may set it).",
+        ),
+    )
+    one_by_one: StrictBool = Field(
+        False,
+        **_flag(
+            "true or false",
+            "Judge each claim and each coverage question in a request of its own, after the "
+            "texts it needs (read once per evaluation, as a shared prefix); the model's "
+            "registry entry may choose it.",
+        ),
+    )
+    quote_evidence: StrictBool = Field(
+        False,
+        **_flag(
+            "true or false",
+            "A claim judged supported (a question judged answered) gives as its reason the "
+            "source (summary) sentence the judge points to, quoted whole, among those that "
+            "speak of the claim (question): a reason a reader can check, which cannot word a "
+            "fact its text does not state. Needs one_by_one; the model's registry entry may "
+            "choose it.",
+        ),
+    )
+    coverage_baseline: StrictBool = Field(
+        False,
+        **_flag(
+            "true or false",
+            "Ask each coverage question whether the summary states the fact, and also of an "
+            "empty summary: a question counts as answered when P(answered) read against that "
+            "baseline, sigmoid(logit P - logit P(empty)), reaches coverage_threshold. Takes "
+            "out how readily the judge answers a question whatever the summary says. Needs "
+            "one_by_one; the model's registry entry may choose it.",
+        ),
+    )
+    splitting: StrictInt = Field(
+        2,
+        **_flag(
+            "one of 1, 2",
+            "How texts are cut into sentences: 2 (the default) a time's a.m./p.m. ends a "
+            "sentence only before a capital; 1 after every a.m./p.m., for recordings made so. "
+            "The model's registry entry may choose it.",
+        ),
+    )
+    questions: QuestionUnit = Field(
+        "sentences",
+        **_flag(
+            "one of sentences, facts",
+            "What a coverage question asks about: sentences (a whole source sentence each, "
+            "the judge choosing which, as offline-scorer 0.4 asked) or facts (one fact each, "
+            "chosen by their weight in the source). The model's registry entry may choose it.",
+        ),
     )
 
-    claim_threshold: float | None = field(
-        default=None,
-        metadata={
-            "help": "P(supported) at or above which a claim counts as supported (default: "
-            "the judge's verdict threshold; the model's registry entry may set it)."
-        },
-    )
+    @field_validator("splitting")
+    @classmethod
+    def _splitting(cls, value: int) -> int:
+        if value not in SPLITTINGS:
+            raise ValueError("not a splitting")
+        return value
 
-    one_by_one: bool = field(
-        default=False,
-        metadata={
-            "help": "Judge each claim and each coverage question in a request of its own, "
-            "after the texts it needs (read once per evaluation, as a shared prefix); the "
-            "model's registry entry may choose it."
-        },
-    )
-
-    quote_evidence: bool = field(
-        default=False,
-        metadata={
-            "help": "A claim judged supported (a question judged answered) gives as its "
-            "reason the source (summary) sentence the judge points to, quoted whole, among "
-            "those that speak of the claim (question): a reason a reader can check, which "
-            "cannot word a fact its text does not state. Needs "
-            "one_by_one; the model's registry entry may choose it."
-        },
-    )
-
-    coverage_baseline: bool = field(
-        default=False,
-        metadata={
-            "help": "Ask each coverage question whether the summary states the fact, and "
-            "also of an empty summary: a question counts as answered when P(answered) read "
-            "against that baseline, sigmoid(logit P - logit P(empty)), reaches "
-            "coverage_threshold. Takes out how readily the judge answers a question whatever "
-            "the summary says. Needs one_by_one; the model's registry entry may choose it."
-        },
-    )
-
-    splitting: int = field(
-        default=2,
-        metadata={
-            "help": "How texts are cut into sentences: 2 (the default) a time's a.m./p.m. "
-            "ends a sentence only before a capital; 1 after every a.m./p.m., for recordings "
-            "made so. The model's registry entry may choose it."
-        },
-    )
-
-    questions: str = field(
-        default="sentences",
-        metadata={
-            "help": "What a coverage question asks about: sentences (a whole source sentence "
-            "each, the judge choosing which, as offline-scorer 0.4 asked) or facts (one fact "
-            "each, chosen by their weight in the source). The model's registry entry may "
-            "choose it."
-        },
-    )
-
-    def __post_init__(self) -> None:
-        mq = self.max_questions
-        if isinstance(mq, bool) or not isinstance(mq, int):
-            raise ConfigError(f"max_questions must be a whole number >= 1, got {mq!r}")
-        if mq < 1:
-            raise ConfigError(
-                f"max_questions must be at least 1, got {mq}: the scorer needs at least one "
-                "coverage question to judge coverage"
-            )
-        sc = self.scale
-        if isinstance(sc, bool) or not isinstance(sc, int | float) or not math.isfinite(sc):
-            raise ConfigError(f"scale must be a finite number > 0, got {sc!r}")
-        if sc <= 0:
-            raise ConfigError(f"scale must be > 0, got {sc}")
-        if self.source is not None and not isinstance(self.source, str):
-            raise ConfigError(f"source must be a string, got {type(self.source).__name__}")
-        if self.source_extractor is not None and not callable(self.source_extractor):
-            raise ConfigError("source_extractor must be a callable (input, output) -> str")
-        for name in ("coverage_threshold", "claim_threshold"):
-            ct = getattr(self, name)
-            if ct is not None and (
-                isinstance(ct, bool) or not isinstance(ct, int | float) or not 0 < ct < 1
-            ):
-                raise ConfigError(f"{name} must be a number between 0 and 1, got {ct!r}")
-        if not isinstance(self.one_by_one, bool):
-            raise ConfigError(f"one_by_one must be true or false, got {self.one_by_one!r}")
-        if not isinstance(self.coverage_baseline, bool):
-            raise ConfigError(
-                f"coverage_baseline must be true or false, got {self.coverage_baseline!r}"
-            )
-        if self.coverage_baseline and not self.one_by_one:
-            raise ConfigError(
-                "coverage_baseline applies to questions judged one by one: set one_by_one too"
-            )
-        if self.coverage_baseline and self.coverage_threshold is None:
-            raise ConfigError(
-                "coverage_baseline needs coverage_threshold (a P(answered) read against the "
-                "baseline, such as calibrate --axis coverage sets)"
-            )
-        if not isinstance(self.quote_evidence, bool):
-            raise ConfigError(f"quote_evidence must be true or false, got {self.quote_evidence!r}")
+    @model_validator(mode="after")
+    def _together(self) -> ScorerOptions:
+        """The rules that join two options."""
         if self.quote_evidence and not self.one_by_one:
-            raise ConfigError(
+            raise ValueError(
                 "quote_evidence applies to claims and questions judged one by one: "
                 "set one_by_one too"
             )
-        if isinstance(self.splitting, bool) or self.splitting not in SPLITTINGS:
-            raise ConfigError(
-                f"splitting must be one of {', '.join(map(str, SPLITTINGS))}, "
-                f"got {self.splitting!r}"
+        if self.coverage_baseline and not self.one_by_one:
+            raise ValueError(
+                "coverage_baseline applies to questions judged one by one: set one_by_one too"
             )
-        if self.questions not in QUESTION_UNITS:
-            raise ConfigError(
-                f"questions must be one of {', '.join(QUESTION_UNITS)}, got {self.questions!r}"
+        if self.coverage_baseline and self.coverage_threshold is None:
+            raise ValueError(
+                "coverage_baseline needs coverage_threshold (a P(answered) read against the "
+                "baseline, such as calibrate --axis coverage sets)"
             )
-        if self.free_text not in FREE_TEXT_STYLES:
-            raise ConfigError(
-                f"free_text must be one of {', '.join(FREE_TEXT_STYLES)}, got {self.free_text!r}"
-            )
+        return self
+
+    def __init__(self, **values: Any) -> None:
+        """Options by name (either spelling); a broken one is a one-line ConfigError."""
+        try:
+            super().__init__(**values)
+        except ValidationError as error:
+            raise ConfigError(_explain(error)) from None
 
     def identity(self) -> dict[str, Any]:
         """The options that decide a result (a source extractor is the caller's code: its
@@ -233,19 +233,46 @@ class ScorerOptions:
 
     @classmethod
     def from_mapping(cls, options: Mapping[str, Any] | ScorerOptions | None) -> ScorerOptions:
+        """Options from a mapping in either spelling (each name once), an options object, or
+        None (the defaults)."""
         if options is None:
             return cls()
         if isinstance(options, ScorerOptions):
             return options
         if not isinstance(options, Mapping):
             raise ConfigError(f"options must be a mapping, got {type(options).__name__}")
-        values: dict[str, Any] = {}
-        for name, value in options.items():
-            canonical = _ALIASES.get(name)
-            if canonical is None:
-                known = ", ".join(sorted(_ALIASES))
-                raise ConfigError(f"unknown scorer option {name!r}; known options: {known}")
-            if canonical in values:
-                raise ConfigError(f"option {canonical!r} given twice (as snake_case and camelCase)")
-            values[canonical] = value
-        return cls(**values)
+        names = {**{n: n for n in cls.model_fields}, **_camel_names()}
+        seen: dict[str, str] = {}
+        for given in options:
+            name = names.get(given)
+            if name is None:
+                known = ", ".join(sorted(names))
+                raise ConfigError(f"unknown scorer option {given!r}; known options: {known}")
+            if name in seen:
+                raise ConfigError(f"option {name!r} given twice (as snake_case and camelCase)")
+            seen[name] = given
+        return cls(**{seen_as: options[seen_as] for seen_as in seen.values()})
+
+
+def _camel_names() -> dict[str, str]:
+    """Each option's camelCase spelling, by which Mastra's users name it."""
+    return {
+        field.alias: name
+        for name, field in ScorerOptions.model_fields.items()
+        if field.alias and field.alias != name
+    }
+
+
+def _explain(error: ValidationError) -> str:
+    """The first problem in one line: the option, the rule its field states, the value given."""
+    problem = error.errors()[0]
+    names = _camel_names()
+    place = [str(part) for part in problem["loc"]]
+    if not place:  # a rule joining two options: its own words
+        return str(problem.get("ctx", {}).get("error", problem["msg"]))
+    name = names.get(place[0], place[0])
+    if problem["type"] == "extra_forbidden":
+        return f"unknown scorer option {place[0]!r}"
+    field = ScorerOptions.model_fields.get(name)
+    rule = field.description if field is not None and field.description else problem["msg"]
+    return f"{name} must be {rule}, got {problem['input']!r}"
