@@ -67,3 +67,15 @@ class RecordedRecipe(BaseModel):
     def describe(self) -> str:
         """One phrase for messages: the model and the scorer, as a user would pass them."""
         return f"model {self.model!r} ({self.backend}), {self.scorer} scorer"
+
+    def option_flags(self) -> list[str]:
+        """The recipe's options as command-line flags (`--max-questions 10`, `--one-by-one
+        false`; unset ones left out), sorted: how a script runs a live recording again under
+        the recipe of the one it stands for, whatever today's defaults are."""
+        flags: list[str] = []
+        for name, value in sorted(self.options.items()):
+            if value is None:
+                continue
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            flags += [f"--{name.replace('_', '-')}", text]
+        return flags

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from offline_scorer import ScorerOptions, create_summarization_scorer
 from offline_scorer.cassette.store.file import CassetteFile
+from offline_scorer.recorded_recipe import RecordedRecipe
 from offline_scorer.testing import ScriptedJudge
 from tests.conftest import FIXTURES
 
@@ -54,6 +55,15 @@ def recorded_options(cassette: Path = FIXTURE_CASSETTE) -> ScorerOptions:
     options = recipe["options"]
     assert isinstance(options, dict)
     return ScorerOptions.from_mapping(options)
+
+
+def recorded_flags(cassette: Path = FIXTURE_CASSETTE) -> list[str]:
+    """A committed recording's options as command-line flags: a test that records it again
+    live passes them, so it asks what the recording asked."""
+    with CassetteFile(cassette, create=False) as recorded:
+        recipe = recorded.recipe
+    assert recipe is not None, f"{cassette} carries no recipe"
+    return RecordedRecipe.from_map(recipe).option_flags()
 
 
 PROBABILITY_DRIFT = 1e-9

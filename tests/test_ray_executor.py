@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES, ROOT, replay_env
-from tests.helpers import assert_same_recording
+from tests.helpers import assert_same_recording, recorded_flags
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed")
 
@@ -57,6 +57,7 @@ def eval_args(out: Path, cassette: Path, *extra: str) -> list[str]:
         "--executor",
         "ray",
         "--quiet",
+        *recorded_flags(),  # the golden recording's options: a live run asks what it asked
         *extra,
     ]
 

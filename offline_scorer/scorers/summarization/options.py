@@ -49,7 +49,8 @@ each (a clause of a sentence, see `facts`), chosen by their weight in the source
 PositiveNumber = (
     Annotated[StrictInt, Field(gt=0)] | Annotated[StrictFloat, Field(gt=0, allow_inf_nan=False)]
 )
-"""A finite number > 0; an int stays an int (the identity's JSON, so every digest, keeps it)."""
+"""A finite number > 0. A whole number is kept as an int (`_whole`): 2 and 2.0 are one scale,
+as in Mastra's JavaScript, so they are one identity and one digest."""
 FreeText = Literal["sentences", "open", "bounded"]
 QuestionUnit = Literal["sentences", "facts"]
 
@@ -168,6 +169,11 @@ class ScorerOptions(BaseModel):
             "chosen by their weight in the source). The model's registry entry may choose it.",
         ),
     )
+
+    @field_validator("scale")
+    @classmethod
+    def _whole(cls, value: int | float) -> int | float:
+        return int(value) if isinstance(value, float) and value.is_integer() else value
 
     @field_validator("splitting")
     @classmethod
