@@ -29,6 +29,13 @@ def _env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "OFFLINE_SCORER_MODEL"}
 
 
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A folder per pair, filled by the main-job test that scores the pair live (its
+    cassette): the printed-result test replays pair 01 from there instead of judging again."""
+    return {pair: tmp_path_factory.mktemp(pair) for pair in PAIRS}
+
+
 def _score(pair: str, tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     pytest.importorskip("llama_cpp", reason="the live extra is not installed")
     return subprocess.run(
@@ -61,7 +68,8 @@ def test_the_shipped_default_is_installed_and_verified(monkeypatch: pytest.Monke
 
 
 @pytest.mark.parametrize("pair", PAIRS)
-def test_the_main_job_shows_the_judges_own_words(pair: str, tmp_path: Path) -> None:
+def test_the_main_job_shows_the_judges_own_words(pair: str, recorded: dict[str, Path]) -> None:
+    tmp_path = recorded[pair]
     proc = _score(pair, tmp_path, "--json")
     assert proc.returncode == 0, proc.stderr[-2000:]
     result = json.loads(proc.stdout)
@@ -91,8 +99,14 @@ def test_the_main_job_shows_the_judges_own_words(pair: str, tmp_path: Path) -> N
     assert counts[1] == counts[2], verify.stdout
 
 
-def test_the_printed_result_names_a_judge_written_text(tmp_path: Path) -> None:
-    proc = _score(PAIRS[0], tmp_path)
+def test_the_printed_result_names_a_judge_written_text(recorded: dict[str, Path]) -> None:
+    """What `score` prints (not --json) of the default judge's live run, replayed from the
+    recording the main-job test made of pair 01 (the same result: printing needs no new run)."""
+    folder = recorded[PAIRS[0]]
+    if not (folder / f"{PAIRS[0]}.oscas").is_file():  # this test run alone: record it first
+        made = _score(PAIRS[0], folder)
+        assert made.returncode == 0, made.stderr[-2000:]
+    proc = _score(PAIRS[0], folder, "--record-mode", "replay")
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.startswith("score ")
     assert "  judge: " in proc.stdout, proc.stdout
