@@ -64,7 +64,8 @@ def test_a_broken_quality_table_is_one_line_naming_the_field(tmp_path: Path) -> 
     registry = tmp_path / "models.toml"
     registry.write_text(
         f'[models.{spec.name}]\npackage = "{spec.package}"\nfile = "{spec.file}"\n'
-        f'[models.{spec.name}.quality]\ndataset = "x"\nrows = 3\nroc_auc = 1.7\n'
+        f'[models.{spec.name}.scorers.summarization.quality]\ndataset = "x"\nrows = 3\n'
+        "roc_auc = 1.7\n"
         'roc_auc_low = 0.1\nroc_auc_high = 0.2\nbalanced_accuracy = 0.5\nmeasured = "2026-12-03"\n',
         encoding="utf-8",
     )
