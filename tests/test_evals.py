@@ -20,7 +20,7 @@ from offline_scorer.batch.resume import with_metadata
 from offline_scorer.batch.run import run_evals
 from offline_scorer.jsontext import line as dump_line
 from tests.conftest import FIXTURES, ROOT, block_imports_code, replay_env
-from tests.helpers import scripted
+from tests.helpers import recorded_flags, scripted
 
 T, F = True, False
 
@@ -410,6 +410,7 @@ def test_killing_a_live_run_and_resuming_gives_the_uninterrupted_bytes(tmp_path)
         "--record-mode",
         "auto",
         "--quiet",
+        *recorded_flags(),  # the copied recording's options: one recipe for all its exchanges
     ]
     child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300
