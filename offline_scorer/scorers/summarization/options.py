@@ -61,6 +61,11 @@ def _flag(rule: str, text: str) -> Any:
     return {"description": rule, "json_schema_extra": {"help": text}}
 
 
+def _threshold(text: str) -> Any:
+    """An optional P(true) threshold, strictly between 0 and 1, with its flag's help."""
+    return Field(None, gt=0, lt=1, strict=True, **_flag("a number between 0 and 1", text))
+
+
 class ScorerOptions(BaseModel):
     """The summarization scorer's options: each field's type and bounds are its rules, each
     flag's help its `help`; camelCase aliases (Mastra's spelling) are generated from the names."""
@@ -98,27 +103,13 @@ class ScorerOptions(BaseModel):
             "0.3 did, to replay or upgrade its cassettes).",
         ),
     )
-    coverage_threshold: float | None = Field(
-        None,
-        gt=0,
-        lt=1,
-        strict=True,
-        **_flag(
-            "a number between 0 and 1",
-            "P(answered) at or above which a coverage question counts as answered (default: "
-            "the judge's verdict threshold; the model's registry entry may set it).",
-        ),
+    coverage_threshold: float | None = _threshold(
+        "P(answered) at or above which a coverage question counts as answered (default: the "
+        "judge's verdict threshold; the model's registry entry may set it)."
     )
-    claim_threshold: float | None = Field(
-        None,
-        gt=0,
-        lt=1,
-        strict=True,
-        **_flag(
-            "a number between 0 and 1",
-            "P(supported) at or above which a claim counts as supported (default: the judge's "
-            "verdict threshold; the model's registry entry may set it).",
-        ),
+    claim_threshold: float | None = _threshold(
+        "P(supported) at or above which a claim counts as supported (default: the judge's "
+        "verdict threshold; the model's registry entry may set it)."
     )
     one_by_one: StrictBool = Field(
         False,
