@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from offline_scorer import ScorerOptions, create_summarization_scorer
+from offline_scorer.assembly.recording import cassette_recipe
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.recorded_recipe import RecordedRecipe
 from offline_scorer.testing import ScriptedJudge
@@ -45,25 +46,24 @@ def score_of(judge: ScriptedJudge, **options: object):
     return scorer.run(mastra_run())
 
 
+def _recipe(cassette: Path) -> RecordedRecipe:
+    """The recipe a committed recording carries (`assembly.recording.cassette_recipe`)."""
+    recipe = cassette_recipe(cassette)
+    assert recipe is not None, f"{cassette} carries no recipe"
+    return recipe
+
+
 def recorded_options(cassette: Path = FIXTURE_CASSETTE) -> ScorerOptions:
     """The scorer options a committed recording was made with, read from its recipe: a test
     that replays or records it again builds its scorer so, whatever today's defaults are (the
     fixture recording cuts sentences after every "a.m.", `splitting` 1)."""
-    with CassetteFile(cassette, create=False) as recorded:
-        recipe = recorded.recipe
-    assert recipe is not None, f"{cassette} carries no recipe"
-    options = recipe["options"]
-    assert isinstance(options, dict)
-    return ScorerOptions.from_mapping(options)
+    return ScorerOptions.from_mapping(_recipe(cassette).options)
 
 
 def recorded_flags(cassette: Path = FIXTURE_CASSETTE) -> list[str]:
     """A committed recording's options as command-line flags: a test that records it again
     live passes them, so it asks what the recording asked."""
-    with CassetteFile(cassette, create=False) as recorded:
-        recipe = recorded.recipe
-    assert recipe is not None, f"{cassette} carries no recipe"
-    return RecordedRecipe.from_map(recipe).option_flags()
+    return _recipe(cassette).option_flags()
 
 
 PROBABILITY_DRIFT = 1e-9
