@@ -13,11 +13,13 @@ batch layer and the scorers can all import from it.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 __all__ = [
     "CASSETTE_FORMAT",
     "DIGEST_VERSION",
+    "FORMAT_1_KIND",
     "GBNF_COMPILER",
     "KEY_FORMAT",
     "LEGACY_KEY_FORMAT",
@@ -28,9 +30,12 @@ __all__ = [
     "OUTLINES_DECODER",
     "OUTLINES_FORMER_IDS",
     "OUTLINES_SCHEMA_REWRITER",
+    "RECORDED_BACKEND_IDS",
     "RESULTS_FORMAT",
+    "RESULTS_READ_FORMATS",
     "SUMMARIZATION_REQUESTS_REVISION",
     "SUMMARIZATION_SHOWN_REVISION",
+    "format_1_line",
 ]
 
 # -- Cassette files ------------------------------------------------------------------------
@@ -106,6 +111,15 @@ OUTLINES_FORMER_IDS = (f"{_OUTLINES_DECODER_1} {OUTLINES_SCHEMA_REWRITER}", _OUT
 format 3; key format 2 held the llama_cpp backend's grammar text, so the id named the decoder
 alone."""
 
+RECORDED_BACKEND_IDS: dict[str, tuple[str, ...]] = {
+    "llama_cpp": (LLAMA_CPP_BACKEND_ID, *LLAMA_CPP_FORMER_IDS),
+    "outlines": (OUTLINES_BACKEND_ID, *OUTLINES_FORMER_IDS),
+}
+"""Every id each built-in backend has keyed records under, current first: a replay answers
+under the id its recording's recipe names when the backend is listed with it here, and
+`offline-scorer migrate` traces a record without a recipe to its backend by it. A plugin
+backend has recorded only under its own `backend_id`."""
+
 # -- Results files -------------------------------------------------------------------------
 
 RESULTS_FORMAT: Literal[3] = 3
@@ -113,6 +127,30 @@ RESULTS_FORMAT: Literal[3] = 3
 a header line holding the run's recipe (`RecordedRecipe`), then one line per item shaped as in
 format 2; format 2 had no header; a line without "format" is format 1. Readers take 3, 2 and
 1, so bump it with any change to a line's fields or to the header."""
+
+RESULTS_READ_FORMATS = (RESULTS_FORMAT, 2)
+"""The results line formats read as they are; a line without "format" is format 1
+(`format_1_line`). `report` reads all three; `reproduce` and `--resume` only a file with a
+header (format 3): `offline-scorer migrate results` gives a format 2 file one."""
+
+FORMAT_1_KIND = "summarization"
+"""The scorer kind of every format 1 line (offline-scorer 0.2 had one kind and named none)."""
+
+
+def format_1_line(record: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A format 1 line in format 2's shape (None: it lacks "score" or "limiting_axis", so it
+    is no format 1 line). Format 1 put the axes flat between "score" and "limiting_axis"
+    (lines were written in a fixed key order) and had no "scorer" key."""
+    keys = list(record)
+    if "score" not in record or "limiting_axis" not in record:
+        return None
+    axes = keys[keys.index("score") + 1 : keys.index("limiting_axis")]
+    shaped: dict[str, Any] = {"scorer": FORMAT_1_KIND}
+    shaped.update((key, record[key]) for key in keys if key not in axes)
+    shaped["axes"] = {axis: record[axis] for axis in axes}
+    shaped.setdefault("metadata", {})  # lines from before rows kept their extra fields
+    return shaped
+
 
 # -- Scorer identities (in every results line's digest) -----------------------------------
 

@@ -22,9 +22,14 @@ from pathlib import Path
 import pytest
 
 from offline_scorer.assembly import rerun
-from offline_scorer.assembly.open import pinned_identity, recorded_backend
+from offline_scorer.assembly.migrate.decoders import (
+    backend_recording,
+    earlier_ids,
+    replayed_id_of_file,
+)
+from offline_scorer.assembly.open import pinned_identity
 from offline_scorer.assembly.rerun import rebuild_request, rerun_exchanges
-from offline_scorer.backends import backend_for_id, get_backend
+from offline_scorer.backends import get_backend
 from offline_scorer.cassette.judge import CassetteJudge, RecordMode
 from offline_scorer.cassette.key import key_parts
 from offline_scorer.cassette.records import from_payload
@@ -122,7 +127,7 @@ def test_upgrade_reproduces_the_committed_fixture_cassette(tmp_path):
     assert proc.returncode == 0, proc.stderr.decode()
     assert new.read_bytes() == from_v3.read_bytes()
     backend = get_backend("llama_cpp")
-    assert {ex.parts.backend for ex in _records(V3)} == {backend.former_ids[0]}
+    assert {ex.parts.backend for ex in _records(V3)} == {earlier_ids(backend)[0]}
     assert {ex.parts.backend for ex in _records(new)} == {backend.backend_id}
     again = tmp_path / "again.oscas"
     proc = _upgrade(tmp_path, new, "--data", str(PAIRS), "--out", str(again), model=True)
@@ -152,7 +157,7 @@ def _now_and_former() -> tuple[JudgeIdentity, JudgeIdentity]:
     """The default judge's identity, and the same under the llama_cpp decoder /2."""
     now = pinned_identity(load_registry().resolve("default"))
     assert now is not None
-    return now, dataclasses.replace(now, backend=get_backend("llama_cpp").former_ids[0])
+    return now, dataclasses.replace(now, backend=earlier_ids(get_backend("llama_cpp"))[0])
 
 
 def _former_cassette_with_an_injection(tmp_path: Path) -> tuple[Path, Path, list[dict]]:
@@ -332,28 +337,19 @@ def test_a_former_decoders_cassette_replays_under_the_id_it_was_recorded_with(tm
     assert 0 <= result["score"] <= 1 and result["preprocessStepResult"]["alignment"]
 
 
-def test_the_newest_record_decides_which_id_a_replay_answers_under(tmp_path):
-    """A former decoder's cassette replays under its id until a judge that may record (auto)
-    adds a record under the current one; from then on the current id answers."""
+def test_the_newest_record_decides_which_id_a_replay_without_a_recipe_answers_under(tmp_path):
+    """A cassette made before recipes names its decoder only in its keys: it replays under the
+    decoder /2 id until a judge that may record (auto) adds a record under the current one;
+    from then on the current id answers."""
     now, former = _now_and_former()
-    formers = get_backend("llama_cpp").former_ids
     cassette = tmp_path / "c.oscas"
     shutil.copy(V3, cassette)
-
-    def replaying() -> JudgeIdentity:
-        with CassetteJudge(
-            cassette, mode=RecordMode.REPLAY, identity=now, former_ids=formers
-        ) as judge:
-            return judge.identity
-
-    assert recorded_backend(cassette, None, None) == former.backend
-    assert replaying() == former
+    assert replayed_id_of_file(cassette, None, None) == former.backend
     with CassetteJudge(
         cassette, mode=RecordMode.RECORD, identity=now, live=scripted([True], 1, [True])
     ) as judge:
         score(judge)
-    assert recorded_backend(cassette, None, None) is None
-    assert replaying() == now
+    assert replayed_id_of_file(cassette, None, None) is None
 
 
 def test_a_replay_miss_on_a_former_decoders_record_says_how_to_upgrade(tmp_path):
@@ -367,7 +363,7 @@ def test_a_replay_miss_on_a_former_decoders_record_says_how_to_upgrade(tmp_path)
         proc,
         5,
         "differs in backend",
-        "former version of this backend",
+        "under another id of this backend",
         f"offline-scorer cassette upgrade {mixed} --data DATA.jsonl --out NEW.oscas",
     )
 
@@ -382,12 +378,12 @@ def test_backend_ids_name_the_schema_compiler_and_map_back():
     assert llama.backend_id.endswith(" schema-gbnf/1")
     assert outlines.backend_id.endswith(" outlines-schema/1")
     for backend in (llama, outlines):
-        for known in (backend.backend_id, *backend.former_ids):
-            assert backend_for_id(known) is backend
+        for known in (backend.backend_id, *earlier_ids(backend)):
+            assert backend_recording(known) is backend
     old_ids = {ex.parts.backend for path in (V1, V2, V3) for ex in _records(path)}
-    assert old_ids <= set(llama.former_ids)
+    assert old_ids <= set(earlier_ids(llama))
     with pytest.raises(ConfigError, match="no installed backend records under 'nobody/1'"):
-        backend_for_id("nobody/1")
+        backend_recording("nobody/1")
 
 
 def test_a_record_rebuilds_the_request_it_answered():
@@ -432,7 +428,7 @@ def test_verify_live_reruns_a_former_decoders_record_only_where_it_still_stands(
     # only the injected pair's preprocess prompt shows its source; its analyze and reason
     # prompts do not, so they are re-run with the other pair's three
     assert report.compared == len(records) - 1 == 5
-    notes = [line for line in report.drifted if "former version of the backend" in line]
+    notes = [line for line in report.drifted if "earlier decoder of the backend" in line]
     assert len(notes) == 1 and " preprocess: " in notes[0]
     assert "user message holds text the model reads as a control token" in notes[0]
     assert injected["source"].startswith(SYSTEM_TURN)

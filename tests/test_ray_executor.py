@@ -43,9 +43,10 @@ def cluster() -> Iterator[object]:
         cluster.shutdown()
 
 
-LIVE_ITEMS = 6
-"""How many fixture pairs a live cluster run scores: enough for both actors to be mid-item
-when a fault strikes and for Ctrl-C to land before the end; half the set, half the time."""
+LIVE_ITEMS = 4
+"""How many fixture pairs a live cluster run scores: after the first line, both actors are
+mid-item when a fault strikes, and after the second, Ctrl-C lands before the end. Every live
+run here is a run on two nodes that must give the serial bytes; each also meets a fault."""
 
 
 def eval_args(out: Path, cassette: Path, *extra: str, data: Path = PAIRS) -> list[str]:
@@ -146,17 +147,6 @@ def test_ray_address_needs_the_ray_executor(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr.decode().strip() == "error: --ray-address needs --executor ray"
-
-
-@pytest.mark.live
-def test_live_run_on_two_nodes_gives_the_serial_bytes(cluster, tmp_path: Path) -> None:
-    out, cassette = tmp_path / "results.jsonl", tmp_path / "c.oscas"
-    args = eval_args(
-        out, cassette, "--record-mode", "record", "--ray-address", cluster.address,
-        data=live_data(tmp_path),
-    )  # fmt: skip
-    finish(subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
-    assert_golden(out, cassette, LIVE_ITEMS)
 
 
 def run_with_a_fault(cluster, tmp_path: Path, fault: Callable[[], None]) -> None:

@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from offline_scorer.assembly.open import JudgeSettings, open_judge, recorded_backend
+from offline_scorer.assembly.migrate.decoders import earlier_ids, replayed_id_of_file
+from offline_scorer.assembly.open import JudgeSettings, open_judge, replayed_backend_id
 from offline_scorer.backends import get_backend
 from offline_scorer.batch.reproduce import compare_lines, first_differing_field, other_version
 from offline_scorer.cassette.judge import RecordMode
@@ -172,12 +173,29 @@ def test_a_former_backend_id_is_checked_and_only_replayed(tmp_path):
     )
     with pytest.raises(ConfigError, match="'nobody/1' is not an id the llama_cpp backend"):
         open_judge(settings)
-    former = get_backend("llama_cpp").former_ids[0]
+    former = earlier_ids(get_backend("llama_cpp"))[0]
     auto = dataclasses.replace(settings, mode=RecordMode.AUTO, recorded_backend=former)
     with pytest.raises(ConfigError, match="can only be replayed"):
         open_judge(auto)
-    assert recorded_backend(DECODER_2_CASSETTE, None, None) == former
-    assert recorded_backend(CASSETTE, None, None) is None
+    assert replayed_id_of_file(DECODER_2_CASSETTE, None, None) == former
+    assert replayed_id_of_file(CASSETTE, None, None) is None
+
+
+def test_a_replay_answers_under_the_backend_id_its_recipe_names(tmp_path):
+    """Once `migrate cassette` has written the decoder /2 cassette's recipe, a replay takes the
+    decoder's id from the header, with no scan of the records; the fixture recording names
+    today's id, so its replay answers under it."""
+    migrated = tmp_path / "decoder2.oscas"
+    proc = run_cli("migrate", "cassette", str(DECODER_2_CASSETTE), "--out", str(migrated))
+    assert proc.returncode == 0, proc.stderr
+    former = earlier_ids(get_backend("llama_cpp"))[0]
+    replay = JudgeSettings(cassette=migrated, mode=RecordMode.REPLAY)
+    assert replayed_backend_id(replay) == former
+    assert replayed_backend_id(dataclasses.replace(replay, mode=RecordMode.AUTO)) is None
+    assert replayed_backend_id(dataclasses.replace(replay, cassette=CASSETTE)) is None
+    judge, _spec = open_judge(replay)
+    with judge:
+        assert judge.identity is not None and judge.identity.backend == former
 
 
 def test_a_difference_under_another_version_names_the_version_that_wrote_the_run():

@@ -67,7 +67,7 @@ def test_a_results_line_names_its_kind_and_nests_its_axes():
     assert list(first)[:2] == ["format", "scorer"]
     assert first["format"] == 3 and first["scorer"] == "summarization"
     assert set(first["axes"]) == {"alignment", "coverage"}
-    line = parse_line(first, "summarization")
+    line = parse_line(first)
     assert line.to_line() == json.dumps(first, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -85,7 +85,7 @@ def test_a_results_line_names_its_kind_and_nests_its_axes():
 def test_a_bad_line_is_named(change, message):
     record = {**_first(), **change}
     with pytest.raises(LineProblem, match=message):
-        parse_line(record, "summarization")
+        parse_line(record)
 
 
 def test_a_format_1_file_is_still_reported(tmp_path):

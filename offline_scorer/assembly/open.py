@@ -13,9 +13,10 @@ from offline_scorer.backends import Backend, LoadOptions, get_backend
 from offline_scorer.backends.gguf import gguf_chat_template
 from offline_scorer.cassette.judge import CassetteJudge, LiveFactory, Sink
 from offline_scorer.cassette.modes import RecordMode, forced_mode
-from offline_scorer.cassette.records import recorded_former_backend, recorded_judges
+from offline_scorer.cassette.records import recorded_judges
 from offline_scorer.cassette.store.file import CassetteFile
 from offline_scorer.errors import ConfigError, ModelError
+from offline_scorer.formats import RECORDED_BACKEND_IDS
 from offline_scorer.judging.protocol import Judge, JudgeIdentity
 from offline_scorer.models.checksums import file_sha256
 from offline_scorer.models.entry import GGUF_TEMPLATE
@@ -27,12 +28,12 @@ def pinned_identity(
     spec: ModelSpec, backend: Backend | None = None, recorded_backend: str | None = None
 ) -> JudgeIdentity | None:
     """The identity a live judge would have, from the registry's pins alone (for replay);
-    `recorded_backend`, a former id of the backend, replays what one of its former versions
-    recorded under its own key (`JudgeSettings.recorded_backend`)."""
+    `recorded_backend`, the backend id a recording names, replays it under that id when the
+    backend has recorded under it (`formats.RECORDED_BACKEND_IDS`)."""
     backend = backend or get_backend(spec.backend)
     backend_id = backend.backend_id
     if recorded_backend is not None and recorded_backend != backend_id:
-        if recorded_backend not in backend.former_ids:
+        if recorded_backend not in RECORDED_BACKEND_IDS.get(backend.name, ()):
             raise ConfigError(
                 f"{recorded_backend!r} is not an id the {backend.name} backend ever recorded under"
             )
@@ -56,14 +57,14 @@ def resolve(
 
 
 def replayed_backend_id(settings: JudgeSettings) -> str | None:
-    """The former backend id a replay answers under (None: the current one), for a caller that
-    opens no cassette judge (a driver whose workers replay).
+    """The backend id a replay answers under when it is not the backend's current one (None:
+    the current one): the settings' `recorded_backend`, else the id the cassette's recipe
+    names, if the backend has recorded under it.
 
-    A replay answers what was recorded, under the id it was recorded with: a cassette made by a
-    former version of the backend (an earlier decoder) keeps replaying, and its results' digests
-    name that version, so a run made before a decoder change re-derives to its bytes. Only a
-    replay: a judge that may record must key what it records under its current id. A replaying
-    `CassetteJudge` decides the same on the file it has open (`former_ids`)."""
+    A replay answers what was recorded, under the id it was recorded with: a cassette made by
+    an earlier decoder keeps replaying, and its results' digests name that decoder, so a run
+    made before a decoder change re-derives to its bytes. Only a replay: a judge that may
+    record keys what it records under its current id."""
     if settings.mode.runs_model:
         return None
     if settings.recorded_backend is not None:
@@ -71,15 +72,13 @@ def replayed_backend_id(settings: JudgeSettings) -> str | None:
     path = settings.cassette or default_cassette()
     if not path.is_file():
         return None
-    return recorded_backend(path, settings.model, settings.backend)
-
-
-def recorded_backend(cassette: Path, model: str | None, backend: str | None) -> str | None:
-    """The former id of the judge's backend that the cassette was recorded under (None: its
-    current id, or none of its ids): `recorded_former_backend` on the file."""
-    chosen = resolve(model, backend)[1]
-    with CassetteFile(cassette, create=False) as recorded:
-        return recorded_former_backend(recorded, chosen.backend_id, chosen.former_ids)
+    with CassetteFile(path, create=False) as recorded:
+        recipe = recorded.recipe
+    named = recipe.get("backend_id") if recipe is not None else None
+    backend = resolve(settings.model, settings.backend)[1]
+    if named == backend.backend_id or named not in RECORDED_BACKEND_IDS.get(backend.name, ()):
+        return None
+    return str(named)
 
 
 def require_pinned(
@@ -167,8 +166,8 @@ class JudgeSettings:
     backend: str | None = None  # overrides the registry entry's backend
     kind: str | None = None  # the scorer kind judged: whose threshold (None: summarization's)
     recorded_backend: str | None = None
-    """Replay only: the id a former version of the backend recorded the cassette under (None:
-    read from the cassette, `replayed_backend_id`)."""
+    """Replay only: the backend id the recording was made under, when the cassette's recipe
+    does not say it (None: the recipe's, else the backend's current id; `replayed_backend_id`)."""
     verdict_threshold: float | None = None
     """The verdict threshold a recording was made at, when it is not the registry's today
     (None: the registry's for the kind): a moved default must not strand old recordings."""
@@ -211,7 +210,10 @@ def open_judge(
 
     mode = settings.mode
     if settings.recorded_backend is not None and mode.runs_model:
-        raise ConfigError("a former backend version's records can only be replayed")
+        raise ConfigError(
+            "records made under another backend id can only be replayed: use --record-mode "
+            "replay, or record them again"
+        )
     if not mode.uses_cassette:
         return live(), spec
     path: Path | None = settings.cassette or default_cassette()
@@ -219,12 +221,8 @@ def open_judge(
         path = None
     if mode.needs_recording:
         assert path is not None
-        pinned = replay_identity(spec, backend, path, settings.recorded_backend)
-        # the judge reads which id the cassette was recorded under from the file it opens
-        former = () if settings.recorded_backend is not None else backend.former_ids
-        replay = CassetteJudge(
-            path, mode=mode, identity=pinned, former_ids=former, replay_usage=replay_usage
-        )
+        pinned = replay_identity(spec, backend, path, replayed_backend_id(settings))
+        replay = CassetteJudge(path, mode=mode, identity=pinned, replay_usage=replay_usage)
         return replay, spec
     identity = pinned_identity(spec, backend)
     answering: Judge | LiveFactory = live  # loaded at the first miss

@@ -17,6 +17,7 @@ from typing import Any
 
 from offline_scorer.assembly.open import JudgeSettings
 from offline_scorer.assembly.run_spec import RunSpec
+from offline_scorer.backends import get_backend
 from offline_scorer.batch.results import file_header
 from offline_scorer.cassette.records import recorded_models
 from offline_scorer.cassette.store.file import CassetteFile
@@ -134,11 +135,17 @@ def run_from(recipe: RecordedRecipe, given: RecordedRun, where: Path) -> RunSpec
             f"{where} was recorded by the {recipe.scorer} scorer, not {given.kind}; drop "
             "--scorer (the recording says which)"
         )
+    backend = settings.backend or recipe.backend
+    answered_under = None  # a replay answers under the recorded backend id, if not today's
+    replaying = not settings.mode.runs_model and backend == recipe.backend
+    if replaying and recipe.backend_id != get_backend(backend).backend_id:
+        answered_under = recipe.backend_id
     settings = dataclasses.replace(
         settings,
         model=model,
-        backend=settings.backend or recipe.backend,
+        backend=backend,
         verdict_threshold=recipe.verdict_threshold if same_model else None,
+        recorded_backend=settings.recorded_backend or answered_under,
     )
     options = {**recipe.options, **given.options}
     return RunSpec.of(recipe.scorer, options, settings)

@@ -3,12 +3,12 @@
 A current record holds everything its answer depended on: the messages, the sampling settings,
 the output schema (key format 3), and the model, chat template, backend and verdict threshold
 of the judge. So the request is rebuilt from the record alone and sent to a live judge opened
-through the backend whose id (now or in a former version) the record names, for the registered
-model with the record's sha256 and the record's threshold. A record made by an older backend
-version is re-run on the current one only where that backend says the answer still stands
-(`Backend.former_record_problem`: for the llama_cpp decoder /2, a prompt with no control-token
-text); otherwise it is reported as drift with the reason, since its answer is not expected to
-come back the same.
+through the backend whose id (today's, or an earlier decoder's) the record names, for the
+registered model with the record's sha256 and the record's threshold. A record of an earlier
+decoder is re-run on the current one only where the answer still stands
+(`migrate.decoders.earlier_record_problem`: for the llama_cpp decoder /2, a prompt with no
+control-token text); otherwise it is reported as drift with the reason, since its answer is not
+expected to come back the same.
 """
 
 from __future__ import annotations
@@ -19,8 +19,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from offline_scorer.assembly.migrate.decoders import (
+    backend_recording,
+    earlier_ids,
+    earlier_record_problem,
+)
 from offline_scorer.assembly.open import load_live
-from offline_scorer.backends import LoadOptions, backend_for_id
+from offline_scorer.backends import LoadOptions
 from offline_scorer.cassette.fields import sampling_settings
 from offline_scorer.cassette.miss import identity_differences
 from offline_scorer.cassette.records import Exchange
@@ -171,17 +176,17 @@ class _Judges:
             raise ConfigError(f"model {exchange.parts.model_sha256[:12]} is not in the registry")
         return spec
 
-    def former_problem(self, exchange: Exchange, request: JudgeRequest) -> str | None:
-        """Why a record of a former version of its backend may not come back the same from
+    def earlier_problem(self, exchange: Exchange, request: JudgeRequest) -> str | None:
+        """Why a record of an earlier decoder of its backend may not come back the same from
         the current one (None: it should)."""
-        backend = backend_for_id(exchange.parts.backend)
-        return backend.former_record_problem(self.spec_for(exchange), request)
+        backend = backend_recording(exchange.parts.backend)
+        return earlier_record_problem(backend, self.spec_for(exchange), request)
 
     def for_record(self, exchange: Exchange) -> Judge:
         """The judge to re-run `exchange` on; ConfigError (one line) if there is none."""
         parts = exchange.parts
         spec = self.spec_for(exchange)
-        backend = backend_for_id(parts.backend)
+        backend = backend_recording(parts.backend)
         threshold = parts.verdict_threshold
         if threshold is not None:
             spec = spec.model_copy(update={"verdict_threshold": threshold})
@@ -196,11 +201,11 @@ class _Judges:
 
 
 def _only_backend_differs(exchange: Exchange, identity: JudgeIdentity) -> bool:
-    """Whether the record names a former id of the judge's backend and differs in nothing else
-    of the identity."""
-    backend = backend_for_id(identity.backend)
+    """Whether the record names an earlier id of the judge's backend and differs in nothing
+    else of the identity."""
+    backend = backend_recording(identity.backend)
     recorded = exchange.parts.backend
-    if recorded == identity.backend or recorded not in backend.former_ids:
+    if recorded == identity.backend or recorded not in earlier_ids(backend):
         return False
     return not identity_differences(exchange.parts, dataclasses.replace(identity, backend=recorded))
 
@@ -229,11 +234,11 @@ def rerun_exchanges(exchanges: Iterable[Exchange], threads: int | None = None) -
             request = rebuild_request(exchange)
             if changed and identity is not None and _only_backend_differs(exchange, identity):
                 try:
-                    why = judges.former_problem(exchange, request)
+                    why = judges.earlier_problem(exchange, request)
                 except OfflineScorerError as error:
                     why = str(error)
                 if why is not None:
-                    changed = [f"recorded by a former version of the backend, and {why}"]
+                    changed = [f"recorded by an earlier decoder of the backend, and {why}"]
                 else:
                     changed = []  # the same tokens, the same decoding: it should come back
             if changed:

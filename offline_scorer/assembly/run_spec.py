@@ -136,7 +136,7 @@ class RunSpec:
     def recorded(self) -> RecordedRecipe:
         """This recipe as a recording carries it (a cassette's header, a results header):
         the model by name and pinned sha256, the backend (the id it answers under: a replay
-        of a former version's records names that version), threshold and every option."""
+        of an earlier decoder's records names that decoder), threshold and every option."""
         model_spec, backend = resolve_settings(self.judge)
         identity = self.pinned_identity()
         return RecordedRecipe(

@@ -11,7 +11,7 @@ from importlib.metadata import entry_points
 from typing import Any, Protocol, cast
 
 from offline_scorer.errors import ConfigError
-from offline_scorer.judging.protocol import Judge, JudgeRequest
+from offline_scorer.judging.protocol import Judge
 from offline_scorer.models.registry import ModelSpec
 from offline_scorer.plugins import load_plugin
 
@@ -33,9 +33,6 @@ class Backend(Protocol):
     # turns a request's schema into what the decoder runs: known without loading anything, so
     # a cassette replays on a machine without the runtime.
     backend_id: str
-    # The ids this backend's former versions recorded under, newest first: how an old record
-    # is traced to the backend that made it (`cassette upgrade`, `cassette verify --live`).
-    former_ids: tuple[str, ...]
     verdict_probabilities: bool  # whether its completions carry P(true) per verdict
 
     def load(self, spec: ModelSpec, options: LoadOptions) -> Judge: ...
@@ -43,12 +40,6 @@ class Backend(Protocol):
     def schema_problem(self, schema: Mapping[str, Any]) -> str | None:
         """Why this backend cannot decode under `schema` (None: it can), without a model: a
         server refuses such a request before it waits for the model."""
-        ...
-
-    def former_record_problem(self, spec: ModelSpec, request: JudgeRequest) -> str | None:
-        """Why an answer a former version of this backend recorded for `request` may differ
-        from what it would answer now (None: it would not), so `cassette upgrade` re-keys only
-        records that still hold. It may read the model's vocabulary, never run the model."""
         ...
 
 
@@ -66,18 +57,3 @@ def get_backend(name: str) -> Backend:
     if problem is not None:  # a stale install or a missing runtime: say which, no traceback
         raise ConfigError(problem)
     return cast(Backend, backend)
-
-
-def backend_for_id(backend_id: str) -> Backend:
-    """The installed backend that records under `backend_id` now or did in a former version;
-    a one-line ConfigError naming the ids the installed backends know otherwise."""
-    known = []
-    for name in backend_names():
-        backend = get_backend(name)
-        if backend_id == backend.backend_id or backend_id in backend.former_ids:
-            return backend
-        known.append(f"{name} ({backend.backend_id})")
-    raise ConfigError(
-        f"no installed backend records under {backend_id!r}; installed: "
-        + (", ".join(known) or "none")
-    )

@@ -28,6 +28,7 @@ from typing import Any
 from offline_scorer.batch.results import file_header
 from offline_scorer.errors import InputError
 from offline_scorer.files import open_binary
+from offline_scorer.formats import FORMAT_1_KIND
 from offline_scorer.version import __version__
 
 __all__ = [
@@ -156,8 +157,8 @@ def compare_lines(results: Path, reproduced: Iterable[str]) -> Reproduction:
 
 
 def first_kind(results: Path) -> str:
-    """The scorer kind the header's recipe or the first line of a results file names (format
-    1: the legacy kind)."""
+    """The scorer kind the header's recipe or the first line of a results file names (a format
+    1 line names none: `formats.FORMAT_1_KIND`)."""
     header = file_header(results)
     if header is not None:
         kind = header.recipe.get("scorer")
@@ -174,7 +175,7 @@ def first_kind(results: Path) -> str:
         raise InputError(f"{results}: line 1 is not JSON; is this a results file?") from None
     if not isinstance(record, dict) or not isinstance(record.get("id"), str):
         raise InputError(f"{results}: line 1 is not a results line")
-    kind = record.get("scorer", "summarization")
+    kind = record.get("scorer", FORMAT_1_KIND)
     if not isinstance(kind, str):
         raise InputError(f"{results}: line 1 names no scorer kind")
     return kind
@@ -196,11 +197,11 @@ def other_version(writer: str) -> str | None:
 
 def version_advice(writer: str) -> str | None:
     """What to tell a reader whose reproduction differs, when another version wrote the run."""
-    former = other_version(writer)
-    if former is None:
+    writing = other_version(writer)
+    if writing is None:
         return None
     return (
-        f"the cassette was created by offline-scorer {former} and this is {__version__}: a "
+        f"the cassette was created by offline-scorer {writing} and this is {__version__}: a "
         "version may build other requests or show other texts of the same answers "
-        f"(CHANGELOG.md); reproduce with that version: pip install 'offline-scorer=={former}'"
+        f"(CHANGELOG.md); reproduce with that version: pip install 'offline-scorer=={writing}'"
     )

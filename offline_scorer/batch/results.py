@@ -6,18 +6,14 @@ A format 3 file opens with a header line, ``{"format":3,"recipe":{...}}``: the r
 item, keys in this order: format, scorer, id, line, digest, status, score, axes,
 limiting_axis, result, error, metadata. For an item that failed, `score`, `limiting_axis` and
 `result` are null and every axis is null. Format 2 files are the same lines with "format":2 and
-no header.
-
-Format 1 (offline-scorer 0.2) had no `format` and `scorer` keys and put the axes flat between
-`score` and `limiting_axis`; it is read as format 2 of the legacy kind, so `report` still reads
-such files. Its digests did not cover the whole judge identity, so `--resume` does not continue
-them (see `batch.resume`).
+no header. A format 1 line (no `format` key) is read in format 2's shape
+(`formats.format_1_line`), so `report` reads every results file; its digest did not cover the
+whole judge identity, so `--resume` does not continue such a file (see `batch.resume`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,9 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from offline_scorer import jsontext
 from offline_scorer.errors import InputError
 from offline_scorer.files import open_binary
-from offline_scorer.formats import RESULTS_FORMAT
+from offline_scorer.formats import RESULTS_FORMAT, RESULTS_READ_FORMATS, format_1_line
 
-READ_FORMATS = (RESULTS_FORMAT, 2)
 """The "format" values of lines this version reads (and 1, a line without one)."""
 
 TIES = ("both", "none")
@@ -136,30 +131,19 @@ def _first_problem(error: ValidationError) -> str:
     return f"'{where}': {message}, found {jsontext.line(first['input'])[:80]}"
 
 
-def upgrade_v1(record: Mapping[str, Any], kind: str) -> dict[str, Any]:
-    """A format 1 line as format 2: the axes were its keys between "score" and
-    "limiting_axis" (lines were written in a fixed key order)."""
-    keys = list(record)
-    if "score" not in record or "limiting_axis" not in record:
-        raise LineProblem("missing key 'score' or 'limiting_axis' (a format 1 line)")
-    axes = keys[keys.index("score") + 1 : keys.index("limiting_axis")]
-    upgraded: dict[str, Any] = {"scorer": kind}
-    upgraded.update((key, record[key]) for key in keys if key not in axes)
-    upgraded["axes"] = {axis: record[axis] for axis in axes}
-    upgraded.setdefault("metadata", {})  # lines from before rows kept their extra fields
-    return upgraded
-
-
-def parse_line(record: Any, legacy_kind: str) -> ResultsLine:
+def parse_line(record: Any) -> ResultsLine:
     """A parsed JSON value as a results line; LineProblem names what is wrong with it."""
     if not isinstance(record, dict):
         raise LineProblem(f"expected a JSON object, found {json_type(record)}")
     if "format" not in record:
-        record = upgrade_v1(record, legacy_kind)
-    elif record["format"] not in READ_FORMATS:
+        shaped = format_1_line(record)
+        if shaped is None:
+            raise LineProblem("missing key 'score' or 'limiting_axis' (a format 1 line)")
+        record = shaped
+    elif record["format"] not in RESULTS_READ_FORMATS:
         raise LineProblem(
             f"results line format {jsontext.line(record['format'])} is not one this version "
-            f"reads ({', '.join(map(str, READ_FORMATS))} and 1); upgrade offline-scorer"
+            f"reads ({', '.join(map(str, RESULTS_READ_FORMATS))} and 1); upgrade offline-scorer"
         )
     try:
         return ResultsLine.model_validate(record)

@@ -115,7 +115,7 @@ def calibrate(
 ) -> Calibration:
     """The threshold that best separates the rows, and the judge's quality measured there; with
     `keep`, the quality at that threshold instead (the best one is still reported). Keeping a
-    threshold keeps every cassette key it is part of, so recorded runs still replay."""
+    threshold keeps every cassette key it is part of, so recorded runs replay as they were."""
     if len({item.positive for item in items}) < 2:
         raise InputError("calibration needs labelled rows of both kinds (positive and not)")
     scores = [item.weakest for item in items]

@@ -13,7 +13,6 @@ with `record`, in input order, exactly as `complete` would have.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -25,7 +24,6 @@ from offline_scorer.cassette.miss import describe_miss
 from offline_scorer.cassette.modes import RecordMode
 from offline_scorer.cassette.records import (
     REPLAYED_FIELDS,
-    recorded_former_backend,
     replayed_completion,
     to_payload,
 )
@@ -101,13 +99,11 @@ class CassetteJudge(JudgeBase):
         identity: JudgeIdentity,
         live: Judge | LiveFactory | None = None,
         sink: Sink | None = None,
-        former_ids: tuple[str, ...] = (),
         replay_usage: bool = False,
     ) -> None:
         """`sink`, when given, receives what is recorded instead of the file (which may then be
-        None when the mode does not read). A replay whose cassette was recorded under one of
-        `former_ids` (ids of the identity's backend in its former versions) answers under
-        that id, as it was recorded (`recorded_former_backend`). `replay_usage`: a hit reads the
+        None when the mode does not read). A replay answers under `identity` as given (its
+        backend id is the one the recording names: `assembly.open`). `replay_usage`: a hit reads the
         record's token counts too (a server reports them; a scorer never reads them, and they
         cost replay time)."""
         self.mode = RecordMode(mode)
@@ -130,20 +126,15 @@ class CassetteJudge(JudgeBase):
             return
         self.path = Path(path)
         if opens_file:
-            self._open(identity, former_ids)
+            self._open()
 
-    def _open(self, identity: JudgeIdentity, former_ids: tuple[str, ...]) -> None:
-        """Open the cassette (a replay's must exist), and in replay take the former backend id
-        its records name, if any."""
+    def _open(self) -> None:
+        """Open the cassette (a replay's must exist; any other mode creates it)."""
         if self.mode.needs_recording:
             require_cassette(self.path)
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self.cassette = CassetteFile(self.path, create=not self.mode.needs_recording)
-        if self.mode.needs_recording and former_ids:
-            recorded_backend = recorded_former_backend(self.cassette, identity.backend, former_ids)
-            if recorded_backend is not None:
-                self._identity = dataclasses.replace(identity, backend=recorded_backend)
 
     @property
     def identity(self) -> JudgeIdentity:

@@ -128,7 +128,7 @@ def _other_model(path: Path, recorded_sha256: str) -> str:
 
 def _other_backend(path: Path) -> str:
     return (
-        "if it was recorded by a former version of this backend, convert the cassette with "
+        "if it was recorded under another id of this backend (an earlier decoder), convert it with "
         f"{_upgrade_command(path)}, else record it with --record-mode auto (or record)"
     )
 

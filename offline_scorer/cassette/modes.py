@@ -42,7 +42,8 @@ class RecordMode(StrEnum):
     @property
     def runs_model(self) -> bool:
         """May run the model (all but replay): needs the model file and the runtime, and keys
-        what it records under the backend's current id, never a former one."""
+        what it records under the backend's current id (only a replay answers under an
+        earlier id that its recording names)."""
         return self is not RecordMode.REPLAY
 
     @property

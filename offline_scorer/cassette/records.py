@@ -135,23 +135,6 @@ def replayed_completion(
         ) from None
 
 
-def recorded_former_backend(
-    cassette: CassetteFile, current: str, former: tuple[str, ...]
-) -> str | None:
-    """Which of the `former` backend ids the cassette was recorded under (None: `current`, or
-    neither), read from the newest current-format record that names one of them: once a judge
-    in `auto` mode has added records under the current id, those answer."""
-    for key, payload in cassette.iter_exchanges(newest_first=True):
-        parts = from_payload(cassette, key, payload).parts
-        if parts.key_format != KEY_FORMAT:
-            continue
-        if parts.backend == current:
-            return None
-        if parts.backend in former:
-            return parts.backend
-    return None
-
-
 def recorded_judges(cassette: CassetteFile, backend: str) -> set[tuple[str, str, float | None]]:
     """(model sha256, chat template sha256, verdict threshold) of every judge whose current-
     format records in the cassette were made by `backend`: who answered, for a replay whose

@@ -159,7 +159,7 @@ def upgrade_command(
     Give the scorer kind and options, model and backend it was recorded with, where OLD
     carries no recipe (options not given are those of the release that wrote it).
     """
-    from offline_scorer.assembly.migrate import former_run
+    from offline_scorer.assembly.migrate import run_without_recipe
     from offline_scorer.assembly.migrate.keys import upgrade_cassette
     from offline_scorer.assembly.open import JudgeSettings
     from offline_scorer.assembly.recording import RecordedRun, cassette_recipe, run_from
@@ -172,7 +172,7 @@ def upgrade_command(
     if found is None:
         with CassetteFile(old, create=False) as source:
             writer = source.writer
-        recipe = former_run(scorer.kind, scorer.options(), settings, writer)
+        recipe = run_without_recipe(scorer.kind, scorer.options(), settings, writer)
     else:
         given = RecordedRun(scorer.kind if scorer.kind_given else None, scorer.options(), settings)
         recipe = run_from(found, given, old)
@@ -200,7 +200,7 @@ def upgrade_command(
         first, why = report.not_carried[0]
         raise CassetteMissError(
             f"{new} was written without {len(report.not_carried)} item(s) whose records the "
-            f"backend made in a former version no longer stand (first: item {first!r}, {why}); "
+            f"backend made by an earlier decoder no longer stand (first: item {first!r}, {why}); "
             f"record them live: offline-scorer eval {data} --out RESULTS.jsonl --cassette {new} "
             "--record-mode auto"
         )

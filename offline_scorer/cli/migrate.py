@@ -42,7 +42,7 @@ def migrate_cassette_command(
     --model) and the scorer kind and options given as flags over that model's registry
     defaults over the defaults of the time (`FORMER_DEFAULTS`). Every exchange stays byte for
     byte: the content digest does not change."""
-    from offline_scorer.assembly.migrate import former_run, migrate_cassette
+    from offline_scorer.assembly.migrate import migrate_cassette, run_without_recipe
 
     require_cassette(file)
     if model is None:
@@ -54,7 +54,7 @@ def migrate_cassette_command(
     settings = JudgeSettings(model=model, backend=backend, cassette=file, mode=RecordMode.REPLAY)
     with CassetteFile(file, create=False) as cassette:
         writer = cassette.writer
-    run = former_run(scorer.kind, scorer.options(), settings, writer)
+    run = run_without_recipe(scorer.kind, scorer.options(), settings, writer)
     click.echo(migrate_cassette(file, run, out or file).summary)
 
 
@@ -70,8 +70,8 @@ def migrate_cassette_command(
     "--cassette",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="The cassette the run recorded: says which version of the backend answered "
-    "(a former decoder's records keep its id in the digests).",
+    help="The cassette the run recorded: says which decoder of the backend answered "
+    "(an earlier decoder's records keep its id in the digests).",
 )
 @_OUT
 @scorer_options
@@ -87,7 +87,7 @@ def migrate_results_command(
 ) -> None:
     """Give the format 2 results FILE the recipe header of format 3, from --model and the
     option flags (the run's), after checking every line's digest against that recipe."""
-    from offline_scorer.assembly.migrate import former_run, migrate_results
+    from offline_scorer.assembly.migrate import migrate_results, run_without_recipe
 
     if not file.is_file():
         raise InputError(f"no such results file: {file}")
@@ -96,7 +96,7 @@ def migrate_results_command(
     settings = JudgeSettings(
         model=model, backend=backend, cassette=cassette, mode=RecordMode.REPLAY
     )
-    run = former_run(scorer.kind, scorer.options(), settings, None)
+    run = run_without_recipe(scorer.kind, scorer.options(), settings, None)
     click.echo(migrate_results(file, data, run, out or file).summary)
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from offline_scorer.assembly.migrate.decoders import replayed_id_of_file
 from offline_scorer.assembly.open import JudgeSettings, resolve_mode
 from offline_scorer.assembly.recording import (
     RecordedRun,
@@ -219,9 +220,9 @@ def recorded_run(
     found = _recording(settings, results)
     if found is not None and same_model(found[0], settings.model, found[1]):
         return run_from(found[0], given, found[1])
-    if found is None and settings.model is None and not settings.mode.runs_model:
+    if found is None and not settings.mode.runs_model:
         path = settings.cassette or default_cassette()
-        model = model_named_by_records(path)
+        model = None if settings.model is not None else model_named_by_records(path)
         if model is not None and model != load_registry().default:
             click.echo(
                 f"note: replaying with model {model!r}, the one {path} holds records of (its "
@@ -229,6 +230,9 @@ def recorded_run(
                 err=True,
             )
             settings = dataclasses.replace(settings, model=model)
+        if path.is_file():  # its decoder, too, is named only by its records' keys
+            answered_under = replayed_id_of_file(path, settings.model, settings.backend)
+            settings = dataclasses.replace(settings, recorded_backend=answered_under)
     return RunSpec.of(scorer.kind, scorer.options(), settings)
 
 

@@ -25,7 +25,7 @@ from offline_scorer.batch.results import (
 )
 from offline_scorer.errors import InputError
 from offline_scorer.files import open_binary
-from offline_scorer.scorers.registry import LEGACY_KIND, get_spec
+from offline_scorer.scorers.registry import DEFAULT_KIND, get_spec
 from offline_scorer.scorers.spec import ScorerSpec
 from offline_scorer.scorers.validation import result_problem
 
@@ -84,7 +84,7 @@ def _one_kind(path: Path, items: Sequence[ResultLine]) -> None:
 
 def kind_of(items: Sequence[Mapping[str, Any]]) -> ScorerSpec:
     """The scorer kind of a run's lines (the default one for an empty file)."""
-    return get_spec(items[0]["scorer"] if items else LEGACY_KIND)
+    return get_spec(items[0]["scorer"] if items else DEFAULT_KIND)
 
 
 def _slim(item: ResultLine) -> ResultLine:
@@ -155,7 +155,7 @@ def check_line(value: Any) -> ResultLine:
     """
     if not isinstance(value, dict):
         raise LineProblem(f"expected a JSON object, found {json_type(value)}")
-    line = parse_line(value, LEGACY_KIND)
+    line = parse_line(value)
     try:
         spec = get_spec(line.scorer)
     except InputError as error:

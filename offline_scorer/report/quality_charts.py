@@ -70,8 +70,9 @@ class BinCount:
 def reliability_bins(scores: Sequence[float], labels: Sequence[bool]) -> list[BinCount]:
     """Ten equal bins of [0, 1], each with its lower edge, the last also 1 itself.
 
-    The bin is found on the exact decimal of the probability (0.3 is in [0.3, 0.4), not in
-    the bin below because 0.3 * 10 is a hair under 3 in binary), as the histogram does.
+    The bin is found on the exact decimal of the probability, as the histogram does, so a
+    value on an edge (0.7) belongs to the bin it opens ([0.7, 0.8)) whatever its binary
+    rounding.
     """
     members: list[list[tuple[float, bool]]] = [[] for _ in range(_BINS)]
     for score, label in zip(scores, labels, strict=True):

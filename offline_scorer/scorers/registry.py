@@ -16,8 +16,6 @@ from offline_scorer.scorers.spec import ScorerSpec
 GROUP = "offline_scorer.scorers"
 DEFAULT_KIND = "summarization"
 """The kind a command runs when none is named: the scorer this project re-implements."""
-LEGACY_KIND = DEFAULT_KIND
-"""The kind of results lines written before lines named theirs (results format 1)."""
 
 _REGISTERED: dict[str, ScorerSpec] = {}
 

@@ -10,9 +10,9 @@ nothing) and hands every exchange to a recorder, exactly as a live judge's excha
 The new file therefore holds what a live re-recording of the same exchanges would write, byte
 for byte: same order, same blobs, same response and meta.
 
-A record made by a former version of the backend is carried over only where the backend says
-it still stands for today's answer (`Backend.former_record_problem`); an item with a record
-that does not is left out and named, to be recorded live.
+A record made by a former version of the backend is carried over only where it still stands for
+today's answer (`decoders.earlier_record_problem`); an item with a record that does not is left
+out and named, to be recorded live.
 
 It knows no scorer kind: the caller passes `make_scorer`, and the data as items.
 """
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from offline_scorer.assembly.migrate.decoders import earlier_ids, earlier_record_problem
 from offline_scorer.assembly.open import require_pinned, resolve
 from offline_scorer.backends import Backend
 from offline_scorer.backends.llama_cpp.gbnf import request_grammar
@@ -94,8 +95,9 @@ def _old_ids(old: CassetteFile, backend: Backend) -> _OldIds:
         raise CassetteFileError(f"{path} holds no exchanges; there is nothing to upgrade")
     if set(formats) == {1}:
         raise CassetteFileError(str(old_format(path, 1)))
-    legacy = tuple(former for former in backend.former_ids if former in ids[LEGACY_KEY_FORMAT])
-    former = tuple(former for former in backend.former_ids if former in ids[KEY_FORMAT])
+    earlier = earlier_ids(backend)
+    legacy = tuple(former for former in earlier if former in ids[LEGACY_KEY_FORMAT])
+    former = tuple(former for former in earlier if former in ids[KEY_FORMAT])
     named = ids[LEGACY_KEY_FORMAT] | ids[KEY_FORMAT]
     if named and not legacy and not former and backend.backend_id not in named:
         raise CassetteFileError(
@@ -231,7 +233,7 @@ def upgrade_cassette(
                     identity,
                     ids,
                     recorder,
-                    lambda request: chosen.former_record_problem(spec, request),
+                    lambda request: earlier_record_problem(chosen, spec, request),
                 )
                 try:
                     failed, skipped, not_carried = _score(items, make_scorer(judge), old)

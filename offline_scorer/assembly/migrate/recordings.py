@@ -11,6 +11,7 @@ state a recipe the lines were not made with.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from offline_scorer.assembly.migrate.decoders import replayed_id_of_file
 from offline_scorer.assembly.open import JudgeSettings
 from offline_scorer.assembly.run_spec import RunSpec
 from offline_scorer.batch.datasets import iter_dataset
@@ -32,9 +34,15 @@ from offline_scorer.errors import InputError
 from offline_scorer.files import open_binary, temp_sibling
 from offline_scorer.formats import RESULTS_FORMAT
 from offline_scorer.models.registry import load_registry
-from offline_scorer.scorers.registry import LEGACY_KIND, get_spec
+from offline_scorer.scorers.registry import DEFAULT_KIND, get_spec
 
-__all__ = ["FORMER_DEFAULTS", "Migrated", "former_run", "migrate_cassette", "migrate_results"]
+__all__ = [
+    "FORMER_DEFAULTS",
+    "Migrated",
+    "migrate_cassette",
+    "migrate_results",
+    "run_without_recipe",
+]
 
 _CHUNK = 1 << 20
 
@@ -59,17 +67,24 @@ _FORMER_RELEASE = re.compile(r"offline-scorer/0\.[0-4](?:\.\d+)*(?:\s|$)")
 """A cassette writer naming a release through 0.4, whose defaults were `FORMER_DEFAULTS`."""
 
 
-def former_run(
+def run_without_recipe(
     kind: str | None, options: Mapping[str, Any], settings: JudgeSettings, writer: str | None
 ) -> RunSpec:
     """The run a file without a recipe was made by, from the flags the user gives: the
     options over the model's registry defaults over the defaults of the release that wrote it
     (`writer`, a cassette's; None for a format 2 results file, which only releases through 0.4
     wrote)."""
-    spec = get_spec(kind) if kind else get_spec(LEGACY_KIND)
+    spec = get_spec(kind or DEFAULT_KIND)
     registry = load_registry().resolve(settings.model).scorer_options.get(spec.kind, {})
     former = writer is None or _FORMER_RELEASE.match(writer) is not None
     defaults = FORMER_DEFAULTS.get(spec.kind, {}) if former else {}
+    cassette = settings.cassette
+    if not settings.mode.runs_model and cassette is not None and cassette.is_file():
+        # its decoder is named only by its records' keys: the recipe names the same one
+        answered_under = replayed_id_of_file(cassette, settings.model, settings.backend)
+        settings = dataclasses.replace(
+            settings, recorded_backend=settings.recorded_backend or answered_under
+        )
     return RunSpec.of(spec.kind, {**defaults, **registry, **options}, settings)
 
 
@@ -151,7 +166,7 @@ def _line(path: Path, number: int, raw: bytes) -> ResultsLine:
             "score the data again"
         )
     try:
-        return parse_line(record, LEGACY_KIND)
+        return parse_line(record)
     except LineProblem as error:
         raise InputError(f"{path} line {number}: {error}") from None
 

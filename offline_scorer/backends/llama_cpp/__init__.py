@@ -8,18 +8,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from offline_scorer.formats import LLAMA_CPP_BACKEND_ID, LLAMA_CPP_FORMER_IDS
+from offline_scorer.formats import LLAMA_CPP_BACKEND_ID
 
 if TYPE_CHECKING:
     from offline_scorer.backends import LoadOptions
     from offline_scorer.backends.llama_cpp.judge import LlamaJudge
-    from offline_scorer.judging.protocol import JudgeRequest
     from offline_scorer.models.registry import ModelSpec
 
-# The ids this backend keys records under (now, and in its former versions) are versions kept
-# with the others in `offline_scorer.formats`; replay needs them without the runtime.
+# The id this backend keys records under is a version kept with the others in
+# `offline_scorer.formats`; replay needs it without the runtime.
 BACKEND_ID = LLAMA_CPP_BACKEND_ID
-FORMER_IDS = LLAMA_CPP_FORMER_IDS
 
 
 class LlamaCppBackend:
@@ -27,7 +25,6 @@ class LlamaCppBackend:
 
     name = "llama_cpp"
     backend_id = BACKEND_ID
-    former_ids = FORMER_IDS
     verdict_probabilities = True
 
     def load(self, spec: ModelSpec, options: LoadOptions) -> LlamaJudge:
@@ -44,11 +41,6 @@ class LlamaCppBackend:
         from offline_scorer.backends.llama_cpp.schema_source import schema_problem
 
         return schema_problem(schema)
-
-    def former_record_problem(self, spec: ModelSpec, request: JudgeRequest) -> str | None:
-        from offline_scorer.backends.llama_cpp.vocabulary import control_text_problem
-
-        return control_text_problem(spec, request)
 
 
 backend = LlamaCppBackend()

@@ -38,7 +38,7 @@ class _Runtime:
     llama: Any
     vocab: Any
     n_vocab: int
-    tokenizer: Any = None  # llguidance tokenizer, built on first constrained call (~0.3 s)
+    tokenizer: Any = None  # llguidance tokenizer, built at the first constrained call
     pieces: dict[int, str] = field(default_factory=dict)  # token id -> its text, as needed
     settled: list[int] = field(default_factory=list)  # leading cached tokens in whole chunks
     saved: SavedPrefixes = field(default_factory=SavedPrefixes)  # openings' KV states

@@ -32,8 +32,9 @@ FREE_TEXT_STYLES = ("sentences", "open", "bounded")
 see `sentence`: what keeps a small model from looping and writing fragments), "open" (whole
 sentences of any words in the inputs' letters, and numbers: for a judge that writes words of its
 own, a model registry entry's choice), or "bounded" (only a length bound and, for the
-explanation, no digits: what offline-scorer 0.3 sent, kept so its cassettes still replay and
-upgrade). The same readability checks apply to all three."""
+explanation, no digits: the requests of early recordings, kept while they are replayed and
+upgraded; CHANGELOG.md's compatibility table says until when). The same readability checks
+apply to all three."""
 SPLITTINGS = (1, 2)
 """How texts are cut into sentences (the claims, and the source sentences questions are made
 of), by number: 2, the default, a time's "a.m."/"p.m." ends a sentence only before a capital;
@@ -42,7 +43,8 @@ recording's recipe names when it was made so (`assembly.migrate` for files witho
 
 QUESTION_UNITS = ("sentences", "facts")
 """What a coverage question asks about: "sentences", a whole source sentence each, the judge
-choosing which (as offline-scorer 0.4 asked, kept so its recordings replay); "facts", one fact
+choosing which (what recordings made before "facts" asked, kept while they replay; see
+CHANGELOG.md's compatibility table); "facts", one fact
 each (a clause of a sentence, see `facts`), chosen by their weight in the source."""
 
 
@@ -99,8 +101,8 @@ class ScorerOptions(BaseModel):
         **_flag(
             "one of sentences, open, bounded",
             "How the judge's reasons are decoded: sentences (the inputs' words), open (any "
-            "words; the model's registry entry may choose it) or bounded (as offline-scorer "
-            "0.3 did, to replay or upgrade its cassettes).",
+            "words; the model's registry entry may choose it) or bounded (a length bound "
+            "only: how early recordings asked, to replay or upgrade them).",
         ),
     )
     coverage_threshold: float | None = _threshold(
@@ -156,7 +158,7 @@ class ScorerOptions(BaseModel):
         **_flag(
             "one of sentences, facts",
             "What a coverage question asks about: sentences (a whole source sentence each, "
-            "the judge choosing which, as offline-scorer 0.4 asked) or facts (one fact each, "
+            "the judge choosing which, as recordings before facts asked) or facts (one fact each, "
             "chosen by their weight in the source). The model's registry entry may choose it.",
         ),
     )

@@ -158,7 +158,8 @@ _GIVE_REASONS: dict[Layout, str] = {
     "verdicts-first": 'Give every verdict first; then, under "reasons", one short reason for '
     "each {item}, in the same order.",
 }
-"""How each answer layout asks for reasons (the interleaved wording is 0.3's, byte for byte)."""
+"""How each answer layout asks for reasons (the interleaved wording is the "bounded" style's
+recorded requests', byte for byte: a change misses every such record)."""
 
 
 _GIVE_OPEN_REASONS = (

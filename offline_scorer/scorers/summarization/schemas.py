@@ -35,7 +35,7 @@ MAX_EXPLANATION_WORDS = 45  # the reason step's explanation
 OPEN_REASON_WORDS = 40  # one sentence, ended by the judge long before the bound
 OPEN_EXPLANATION_WORDS = 45
 OPENINGS = {"alignment": "The source", "coverage": "The summary", "explanation": "The score"}
-# The "bounded" free-text style (offline-scorer 0.3's requests) bounds characters instead.
+# The "bounded" free-text style bounds characters instead.
 MAX_REASON_CHARS = 100
 MAX_EXPLANATION_CHARS = 240
 # Characters a model writes numbers with (digits, superscripts, vulgar fractions, number forms,
@@ -119,7 +119,7 @@ class PreprocessOutput(_Strict):
 
 
 class InterleavedPreprocessOutput(_Strict):
-    """Each claim's verdict with its reason: Mastra's shape, and offline-scorer 0.3's."""
+    """Each claim's verdict with its reason: Mastra's shape, and the "bounded" style's."""
 
     alignment: list[ClaimVerdict]
     questions: list[str]
@@ -144,7 +144,7 @@ class CoverageOutput(_Strict):
 
 
 class InterleavedCoverageOutput(_Strict):
-    """Each question's verdict with its reason: Mastra's shape, and offline-scorer 0.3's."""
+    """Each question's verdict with its reason: Mastra's shape, and the "bounded" style's."""
 
     coverage: list[QuestionVerdict]
 
@@ -178,7 +178,7 @@ class ReasonOutput(_Strict):
 
 Layout = Literal["verdicts-first", "interleaved"]
 """Where reasons go: after every verdict (the library's "sentences" requests), or each beside
-its verdict (Mastra's shape, and the "bounded" requests of offline-scorer 0.3)."""
+its verdict (Mastra's shape, and the "bounded" style's requests)."""
 
 
 def layout_of(style: str) -> Layout:

@@ -1,5 +1,6 @@
-"""A model's vocabulary alone (no weights): enough to tell how a prompt tokenizes, which is what
-`cassette upgrade` must know to carry a former decoder's record over."""
+"""A GGUF model's vocabulary alone (no weights): enough to tell how a prompt tokenizes, which is
+what `cassette upgrade` and `cassette verify --live` must know to carry a record of an earlier
+llama_cpp decoder over (`decoders.earlier_record_problem`)."""
 
 from __future__ import annotations
 
@@ -49,7 +50,7 @@ def _quiet_stderr() -> Iterator[None]:
 
 
 def control_text_problem(spec: ModelSpec, request: JudgeRequest) -> str | None:
-    """Why a record of a former decoder (which read control-token text in contents as control
+    """Why a record of an earlier decoder (which read control-token text in contents as control
     tokens) may not stand for today's answer: its prompt holds such text (None: it does not,
     so both decoders see the same tokens)."""
     found = control_text_in(_vocabulary(str(spec.locate())), request.messages)
