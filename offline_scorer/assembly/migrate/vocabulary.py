@@ -4,6 +4,7 @@ llama_cpp decoder over (`decoders.earlier_record_problem`)."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import os
@@ -31,6 +32,11 @@ def _vocabulary(path: str) -> Any:
             return llama_cpp.Llama(model_path=path, vocab_only=True, verbose=False)
     except (ValueError, RuntimeError) as error:
         raise ModelError(f"cannot read the vocabulary of GGUF model {path}: {error}") from None
+
+
+# Free a cached vocabulary before the interpreter tears its modules down: llama-cpp-python frees
+# a model in `__del__`, which at that point finds its C functions gone and prints a traceback.
+atexit.register(_vocabulary.cache_clear)
 
 
 @contextlib.contextmanager
