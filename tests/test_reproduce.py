@@ -190,9 +190,10 @@ def test_a_replay_answers_under_the_backend_id_its_recipe_names(tmp_path):
     assert proc.returncode == 0, proc.stderr
     former = earlier_ids(get_backend("llama_cpp"))[0]
     replay = JudgeSettings(cassette=migrated, mode=RecordMode.REPLAY)
-    assert replayed_backend_id(replay) == former
-    assert replayed_backend_id(dataclasses.replace(replay, mode=RecordMode.AUTO)) is None
-    assert replayed_backend_id(dataclasses.replace(replay, cassette=CASSETTE)) is None
+    llama = get_backend("llama_cpp")
+    assert replayed_backend_id(replay, llama) == former
+    assert replayed_backend_id(dataclasses.replace(replay, mode=RecordMode.AUTO), llama) is None
+    assert replayed_backend_id(dataclasses.replace(replay, cassette=CASSETTE), llama) is None
     judge, _spec = open_judge(replay)
     with judge:
         assert judge.identity is not None and judge.identity.backend == former

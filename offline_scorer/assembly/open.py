@@ -33,7 +33,7 @@ def pinned_identity(
     backend = backend or get_backend(spec.backend)
     backend_id = backend.backend_id
     if recorded_backend is not None and recorded_backend != backend_id:
-        if recorded_backend not in RECORDED_BACKEND_IDS.get(backend.name, ()):
+        if not recorded_under(backend, recorded_backend):
             raise ConfigError(
                 f"{recorded_backend!r} is not an id the {backend.name} backend ever recorded under"
             )
@@ -56,10 +56,18 @@ def resolve(
     return spec, get_backend(backend or spec.backend)
 
 
-def replayed_backend_id(settings: JudgeSettings) -> str | None:
+def recorded_under(backend: Backend, backend_id: str) -> bool:
+    """Whether `backend` has keyed records under `backend_id`: its current id, or one its
+    earlier decoders used (`formats.RECORDED_BACKEND_IDS`)."""
+    return backend_id == backend.backend_id or backend_id in RECORDED_BACKEND_IDS.get(
+        backend.name, ()
+    )
+
+
+def replayed_backend_id(settings: JudgeSettings, backend: Backend) -> str | None:
     """The backend id a replay answers under when it is not the backend's current one (None:
     the current one): the settings' `recorded_backend`, else the id the cassette's recipe
-    names, if the backend has recorded under it.
+    names, if `backend` (the settings' backend) has recorded under it.
 
     A replay answers what was recorded, under the id it was recorded with: a cassette made by
     an earlier decoder keeps replaying, and its results' digests name that decoder, so a run
@@ -75,10 +83,9 @@ def replayed_backend_id(settings: JudgeSettings) -> str | None:
     with CassetteFile(path, create=False) as recorded:
         recipe = recorded.recipe
     named = recipe.get("backend_id") if recipe is not None else None
-    backend = resolve(settings.model, settings.backend)[1]
-    if named == backend.backend_id or named not in RECORDED_BACKEND_IDS.get(backend.name, ()):
+    if not isinstance(named, str) or named == backend.backend_id:
         return None
-    return str(named)
+    return named if recorded_under(backend, named) else None
 
 
 def require_pinned(
@@ -221,7 +228,7 @@ def open_judge(
         path = None
     if mode.needs_recording:
         assert path is not None
-        pinned = replay_identity(spec, backend, path, replayed_backend_id(settings))
+        pinned = replay_identity(spec, backend, path, replayed_backend_id(settings, backend))
         replay = CassetteJudge(path, mode=mode, identity=pinned, replay_usage=replay_usage)
         return replay, spec
     identity = pinned_identity(spec, backend)

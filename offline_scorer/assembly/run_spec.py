@@ -101,7 +101,7 @@ class RunSpec:
         """The judge's identity from the registry's pins, without loading the model; None
         when the registry does not pin it (a GGUF given by path)."""
         model_spec, backend = resolve_settings(self.judge)
-        return pinned_identity(model_spec, backend, replayed_backend_id(self.judge))
+        return pinned_identity(model_spec, backend, replayed_backend_id(self.judge, backend))
 
     def identity(self) -> JudgeIdentity | None:
         """The judge's identity: the registry's pins when it has them, else read from the
@@ -111,7 +111,7 @@ class RunSpec:
             return pinned
         if not self.judge.mode.runs_model:  # a GGUF given by path: the cassette says
             model_spec, backend = resolve_settings(self.judge)
-            recorded_backend = replayed_backend_id(self.judge)
+            recorded_backend = replayed_backend_id(self.judge, backend)
             return replay_identity(model_spec, backend, self.cassette_path(), recorded_backend)
         live, _model = open_judge(dataclasses.replace(self.judge, mode=RecordMode.OFF))
         with live:

@@ -24,8 +24,6 @@ from offline_scorer.errors import InputError
 from offline_scorer.files import open_binary
 from offline_scorer.formats import RESULTS_FORMAT, RESULTS_READ_FORMATS, format_1_line
 
-"""The "format" values of lines this version reads (and 1, a line without one)."""
-
 TIES = ("both", "none")
 """limiting_axis besides an axis: all axes tie below the top, or all are at it."""
 

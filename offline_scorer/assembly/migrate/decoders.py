@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from offline_scorer.assembly.migrate.vocabulary import control_text_problem
-from offline_scorer.assembly.open import resolve
+from offline_scorer.assembly.open import recorded_under, resolve
 from offline_scorer.backends import Backend, backend_names, get_backend
 from offline_scorer.cassette.records import from_payload
 from offline_scorer.cassette.store.file import CassetteFile
@@ -43,7 +43,7 @@ def backend_recording(backend_id: str) -> Backend:
     known = []
     for name in backend_names():
         backend = get_backend(name)
-        if backend_id == backend.backend_id or backend_id in earlier_ids(backend):
+        if recorded_under(backend, backend_id):
             return backend
         known.append(f"{name} ({backend.backend_id})")
     raise ConfigError(
